@@ -1,0 +1,74 @@
+// Compressed sparse row views and owning matrices: the only data type the core kernels see.
+//
+// The core never includes a PETSc header. The PETSc plugin wraps a MATSEQAIJ's arrays in a
+// CsrView without copying (PetscInt = I, PetscScalar = V).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pcluster {
+
+// Counts of flops and nonzeros are 64-bit even when indices are 32-bit, so overflow of the
+// index type is detected before anything is allocated (see checked_index()).
+using Count = std::int64_t;
+
+// A read-only view of a CSR matrix. values may be nullptr: the matrix is then a pattern and
+// every stored entry counts as 1.
+template <class I, class V>
+struct CsrView {
+  I nrows = 0;
+  I ncols = 0;
+  const I *rowptr = nullptr; // nrows + 1 entries, rowptr[0] == 0
+  const I *colidx = nullptr; // rowptr[nrows] entries, sorted and unique within each row
+  const V *values = nullptr; // rowptr[nrows] entries, or nullptr for a pattern
+
+  Count nnz() const { return nrows > 0 ? static_cast<Count>(rowptr[nrows]) : 0; }
+  I row_begin(I i) const { return rowptr[i]; }
+  I row_end(I i) const { return rowptr[i + 1]; }
+  I row_length(I i) const { return rowptr[i + 1] - rowptr[i]; }
+};
+
+// An owning CSR matrix (tests, references, intermediate results such as transposes).
+template <class I, class V>
+struct CsrMatrix {
+  I nrows = 0;
+  I ncols = 0;
+  std::vector<I> rowptr{I(0)};
+  std::vector<I> colidx;
+  std::vector<V> values;
+
+  CsrView<I, V> view() const
+  {
+    return CsrView<I, V>{nrows, ncols, rowptr.data(), colidx.data(), values.empty() ? nullptr : values.data()};
+  }
+  Count nnz() const { return static_cast<Count>(colidx.size()); }
+};
+
+// Raised when a count does not fit the index type (e.g. nnz(C) > 2^31-1 with 32-bit PetscInt).
+struct IndexOverflow : std::overflow_error {
+  using std::overflow_error::overflow_error;
+};
+
+template <class I>
+I checked_index(Count n, const char *what)
+{
+  if (n < 0 || n > static_cast<Count>(std::numeric_limits<I>::max()))
+    throw IndexOverflow(std::string(what) + " = " + std::to_string(n) + " does not fit the index type (max " +
+                        std::to_string(static_cast<Count>(std::numeric_limits<I>::max())) + ")");
+  return static_cast<I>(n);
+}
+
+// Checks the invariants the kernels rely on (monotone rowptr, column indices in range, sorted and
+// unique within a row). Throws std::invalid_argument naming the operand and the first offending row.
+template <class I, class V>
+void validate(const CsrView<I, V> &A, const char *name);
+
+// Transpose (pattern and values), O(nnz + nrows + ncols). The result has sorted rows.
+template <class I, class V>
+CsrMatrix<I, V> transpose(const CsrView<I, V> &A);
+
+} // namespace pcluster

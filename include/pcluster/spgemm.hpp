@@ -1,0 +1,88 @@
+// C = A*B: the symbolic/numeric plan shared by the row-wise and cluster-wise kernels.
+//
+//   std::vector<int> ci, cj;
+//   auto plan = SpgemmPlan<int, double>::symbolic(A, B, options, ci, cj);   // pattern of C
+//   std::vector<double> cv(cj.size());
+//   plan.numeric(A, B, C_pattern_view, cv.data());                           // values of C
+//   ... A's and B's values change, patterns do not ...
+//   plan.numeric(A, B, C_pattern_view, cv.data());                           // cheap re-run
+//
+// C has exactly the pattern of the true product (no entry a row's own nonzeros cannot reach),
+// column indices sorted in each row, rows in A's row order.
+#pragma once
+
+#include "pcluster/clustering.hpp"
+#include "pcluster/csr.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pcluster {
+
+// How a row (or cluster) gathers its partial products.
+//  Hash:  open-addressing table sized from the row's work; stays in cache when ncols is huge.
+//  Dense: ncols-wide arrays per thread; O(1) access when rows are dense relative to ncols.
+//  Auto:  per row/cluster by the rule documented in src/accumulator.hpp.
+enum class Accumulator { Auto, Hash, Dense };
+const char *to_string(Accumulator);
+
+enum class Kernel { Rowwise, Cluster };
+const char *to_string(Kernel);
+
+struct SpgemmOptions {
+  Kernel kernel = Kernel::Rowwise;
+  ClusterScheme scheme = ClusterScheme::Auto; // Kernel::Cluster only
+  ClusteringOptions clustering;
+  int row_block_size = 1; // block size of A's rows (dofs per node), a hint for ClusterScheme::Auto
+  Accumulator accumulator = Accumulator::Auto;
+  int num_threads = 0; // 0: omp_get_max_threads()
+};
+
+// What the symbolic phase measured, for -info, views and benchmarks.
+struct SpgemmStats {
+  Kernel kernel = Kernel::Rowwise;        // what ran (Auto resolved)
+  ClusterScheme scheme = ClusterScheme::Auto;
+  Count flops = 0;           // multiply-adds of the true product: sum over A(i,k) of nnz(B(k,:))
+  Count cluster_flops = 0;   // multiply-adds the cluster kernel does (padding included)
+  Count nnz_c = 0;
+  Count num_clusters = 0;    // 0 for row-wise
+  Count cluster_padding = 0; // explicit zeros stored in CSR_Cluster
+  Count rows_dense = 0;      // rows (or clusters' rows) that used the dense accumulator
+  double seconds_clustering = 0;
+  double seconds_symbolic = 0; // includes clustering
+};
+
+template <class I, class V>
+class SpgemmPlan {
+ public:
+  // Pattern of C = A*B into c_rowptr/c_colidx (resized). Throws std::invalid_argument on a
+  // dimension mismatch, IndexOverflow when nnz(C) does not fit I, std::bad_alloc.
+  static SpgemmPlan symbolic(const CsrView<I, V> &A, const CsrView<I, V> &B, const SpgemmOptions &opts,
+                             std::vector<I> &c_rowptr, std::vector<I> &c_colidx);
+
+  // Values of C into c_values (C.nnz() entries), C being the pattern symbolic() produced.
+  // A and B must have the patterns they had in symbolic(); their values may differ.
+  void numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, const CsrView<I, V> &C, V *c_values) const;
+
+  const SpgemmOptions &options() const { return opts_; }
+  const SpgemmStats &stats() const { return stats_; }
+  const Clustering<I> *clustering() const;
+
+  SpgemmPlan();
+  SpgemmPlan(SpgemmPlan &&) noexcept;
+  SpgemmPlan &operator=(SpgemmPlan &&) noexcept;
+  ~SpgemmPlan();
+
+ private:
+  struct Impl;
+  SpgemmOptions opts_;
+  SpgemmStats stats_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Convenience: one-shot C = A*B (symbolic + numeric).
+template <class I, class V>
+CsrMatrix<I, V> multiply(const CsrView<I, V> &A, const CsrView<I, V> &B, const SpgemmOptions &opts = {});
+
+} // namespace pcluster
