@@ -63,7 +63,8 @@ class SpgemmPlan {
 
   // Values of C into c_values (C.nnz() entries), C being the pattern symbolic() produced.
   // A and B must have the patterns they had in symbolic(); their values may differ.
-  void numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, const CsrView<I, V> &C, V *c_values) const;
+  // Not thread-safe on one plan: it refreshes the cached clustered copy of A.
+  void numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, const CsrView<I, V> &C, V *c_values);
 
   const SpgemmOptions &options() const { return opts_; }
   const SpgemmStats &stats() const { return stats_; }

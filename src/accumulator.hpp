@@ -1,0 +1,172 @@
+// Column maps: the accumulators of Gustavson's algorithm, reduced to what both phases need.
+//
+// A ColumnMap assigns consecutive slots 0,1,2,... to the distinct output columns of one row (or
+// one cluster) as they are first seen. The symbolic phase records, per slot, the column and the
+// mask of cluster rows that reach it; the numeric phase keeps values in a slot-indexed array.
+// Keeping values out of the map keeps the map small (keys and slots only) and lets the cluster
+// kernel store s values per slot contiguously.
+//
+// Two implementations, chosen per row/cluster (Accumulator::Auto) by prefer_dense():
+//  - DenseColumnMap: ncols-wide slot and stamp arrays per thread, O(1) with no probing; allocated
+//    lazily, only by threads that meet a row for which it is chosen.
+//  - HashColumnMap: open addressing with linear probing and Fibonacci hashing, capacity the next
+//    power of two >= 2x the expected number of distinct columns (>= kMinHashCapacity), so a
+//    sparse row's table stays in L1 however large ncols is (Nagasaka et al., ICPP 2018 / Parallel
+//    Computing 2019; GraphBLAS's saxpy3 uses the same sizing rule).
+#pragma once
+
+#include "pcluster/csr.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace pcluster::detail {
+
+// Smallest hash table, so tiny rows do not rehash constantly and the shift below stays < 64.
+constexpr std::size_t kMinHashCapacity = 16;
+// The dense map pays for touching an ncols-wide array; it wins when a row's expected number of
+// distinct columns is at least ncols / kDenseDivisor (GraphBLAS uses the same m/16 cut-off between
+// its hash and Gustavson tasks), or when the arrays are small enough to live in L2 anyway.
+constexpr Count kDenseDivisor = 16;
+// Up to 2^20 columns the dense arrays (8 MiB per thread with int32) still sit in a shared L3 of this
+// class of machine, and rows of banded/mesh matrices touch them at nearby places.
+constexpr Count kDenseAlwaysBelowColumns = Count(1) << 20;
+
+// Auto rule: `work` is an upper bound on the distinct columns of the row (its flops, capped at ncols).
+inline bool prefer_dense(Count work, Count ncols)
+{
+  return ncols <= kDenseAlwaysBelowColumns || work * kDenseDivisor >= ncols;
+}
+
+template <class I>
+class DenseColumnMap {
+ public:
+  void prepare(I ncols)
+  {
+    if (static_cast<I>(slot_.size()) < ncols) {
+      slot_.assign(ncols, 0);
+      stamp_.assign(ncols, 0);
+      epoch_ = 0;
+    }
+  }
+  void reset(Count /*expected*/)
+  {
+    n_ = 0;
+    if (++epoch_ == 0) { // wrapped: stale stamps could alias, clear them
+      std::fill(stamp_.begin(), stamp_.end(), 0u);
+      epoch_ = 1;
+    }
+  }
+  // Returns the slot of column j, inserting it if new; `inserted` tells which.
+  I insert(I j, bool &inserted)
+  {
+    if (stamp_[j] != epoch_) {
+      stamp_[j] = epoch_;
+      slot_[j] = n_++;
+      inserted = true;
+    } else inserted = false;
+    return slot_[j];
+  }
+  // Row-wise symbolic needs only "first time seen?": no slot is recorded.
+  bool mark(I j)
+  {
+    if (stamp_[j] == epoch_) return false;
+    stamp_[j] = epoch_;
+    ++n_;
+    return true;
+  }
+  I find(I j) const { return slot_[j]; } // j must have been inserted since reset()
+  // Numeric prefill with columns known to be distinct: no stamp needed, find() only reads slots.
+  void put(I j, I slot) { slot_[j] = slot; }
+  I size() const { return n_; }
+
+ private:
+  std::vector<I> slot_;
+  std::vector<std::uint32_t> stamp_;
+  std::uint32_t epoch_ = 0;
+  I n_ = 0;
+};
+
+template <class I>
+class HashColumnMap {
+ public:
+  void prepare(I) {}
+  void reset(Count expected)
+  {
+    std::size_t cap = kMinHashCapacity;
+    while (cap < 2 * static_cast<std::size_t>(expected)) cap *= 2;
+    if (cap != keys_.size()) {
+      keys_.assign(cap, kEmpty);
+      slots_.resize(cap);
+      shift_ = 64 - log2(cap);
+    } else if (n_ > 0) {
+      // Clear only what was used when that is cheaper than a full fill.
+      if (static_cast<std::size_t>(n_) * 4 < cap)
+        for (I s = 0; s < n_; ++s) keys_[used_[s]] = kEmpty;
+      else std::fill(keys_.begin(), keys_.end(), kEmpty);
+    }
+    used_.resize(cap / 2 + 1);
+    n_ = 0;
+  }
+  I insert(I j, bool &inserted)
+  {
+    const std::size_t h = position(j, inserted);
+    if (inserted) slots_[h] = n_ - 1;
+    return slots_[h];
+  }
+  bool mark(I j)
+  {
+    bool inserted;
+    position(j, inserted);
+    return inserted;
+  }
+  void put(I j, I slot)
+  {
+    bool inserted;
+    slots_[position(j, inserted)] = slot;
+  }
+  I find(I j) const
+  {
+    std::size_t h = hash(j);
+    const std::size_t mask = keys_.size() - 1;
+    while (keys_[h] != j) h = (h + 1) & mask;
+    return slots_[h];
+  }
+  I size() const { return n_; }
+
+ private:
+  static constexpr I kEmpty = -1;
+  // Table position of j, claiming an empty one (and counting it) if j is new.
+  std::size_t position(I j, bool &inserted)
+  {
+    std::size_t h = hash(j);
+    const std::size_t mask = keys_.size() - 1;
+    while (true) {
+      if (keys_[h] == j) {
+        inserted = false;
+        return h;
+      }
+      if (keys_[h] == kEmpty) {
+        keys_[h] = j;
+        used_[n_++] = static_cast<I>(h);
+        inserted = true;
+        return h;
+      }
+      h = (h + 1) & mask;
+    }
+  }
+  static int log2(std::size_t x)
+  {
+    int b = 0;
+    while ((std::size_t(1) << b) < x) ++b;
+    return b;
+  }
+  std::size_t hash(I j) const { return static_cast<std::size_t>((static_cast<std::uint64_t>(j) * 0x9E3779B97F4A7C15ull) >> shift_); }
+
+  std::vector<I> keys_, slots_, used_;
+  int shift_ = 60;
+  I n_ = 0;
+};
+
+} // namespace pcluster::detail

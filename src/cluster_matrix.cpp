@@ -1,0 +1,96 @@
+// CSR_Cluster construction (see include/pcluster/cluster_matrix.hpp for the layout).
+#include "pcluster/cluster_matrix.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace pcluster {
+
+namespace {
+// Sorted union of the column lists of a cluster's rows into `out`.
+template <class I, class V>
+void union_columns(const CsrView<I, V> &A, const I *rows, I s, std::vector<I> &out)
+{
+  out.clear();
+  for (I l = 0; l < s; ++l) out.insert(out.end(), A.colidx + A.rowptr[rows[l]], A.colidx + A.rowptr[rows[l] + 1]);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+} // namespace
+
+template <class I, class V>
+ClusterMatrix<I, V> ClusterMatrix<I, V>::build(const CsrView<I, V> &A, Clustering<I> clustering)
+{
+  ClusterMatrix M;
+  M.nrows = A.nrows;
+  M.ncols = A.ncols;
+  M.clusters = std::move(clustering);
+  const I nc = M.clusters.num_clusters();
+  const Clustering<I> &cl = M.clusters;
+  M.col_ptr.assign(static_cast<std::size_t>(nc) + 1, 0);
+  M.val_ptr.assign(static_cast<std::size_t>(nc) + 1, 0);
+
+  // Pass 1: union sizes, to lay out cols/masks/values exactly.
+  std::vector<Count> ucount(nc);
+#pragma omp parallel
+  {
+    std::vector<I> u;
+#pragma omp for schedule(dynamic, 256)
+    for (I c = 0; c < nc; ++c) {
+      union_columns(A, cl.rows.data() + cl.ptr[c], cl.size(c), u);
+      ucount[c] = static_cast<Count>(u.size());
+    }
+  }
+  Count ncol_total = 0, nval_total = 0;
+  for (I c = 0; c < nc; ++c) {
+    M.col_ptr[c] = checked_index<I>(ncol_total, "CSR_Cluster union columns");
+    M.val_ptr[c] = nval_total;
+    ncol_total += ucount[c];
+    nval_total += ucount[c] * cl.size(c);
+  }
+  M.col_ptr[nc] = checked_index<I>(ncol_total, "CSR_Cluster union columns");
+  M.val_ptr[nc] = nval_total;
+  M.cols.resize(ncol_total);
+  M.masks.assign(ncol_total, 0);
+  M.values.assign(nval_total, V(0));
+  M.scatter.resize(A.nnz());
+
+  // Pass 2: union columns, masks, scatter map; values through refresh_values().
+#pragma omp parallel
+  {
+    std::vector<I> u;
+#pragma omp for schedule(dynamic, 256)
+    for (I c = 0; c < nc; ++c) {
+      const I *rows = cl.rows.data() + cl.ptr[c];
+      const I s = cl.size(c);
+      union_columns(A, rows, s, u);
+      std::copy(u.begin(), u.end(), M.cols.begin() + M.col_ptr[c]);
+      RowMask *mask = M.masks.data() + M.col_ptr[c];
+      for (I l = 0; l < s; ++l) {
+        std::size_t t = 0;
+        for (I p = A.rowptr[rows[l]]; p < A.rowptr[rows[l] + 1]; ++p) {
+          while (u[t] != A.colidx[p]) ++t; // both sorted; u contains every column of the row
+          mask[t] |= RowMask(1) << l;
+          M.scatter[p] = M.val_ptr[c] + static_cast<Count>(t) * s + l;
+        }
+      }
+    }
+  }
+  M.refresh_values(A);
+  return M;
+}
+
+template <class I, class V>
+void ClusterMatrix<I, V>::refresh_values(const CsrView<I, V> &A)
+{
+  const Count nnz = A.nnz();
+#pragma omp parallel for schedule(static)
+  for (Count p = 0; p < nnz; ++p) values[scatter[p]] = A.values ? A.values[p] : V(1);
+}
+
+template struct ClusterMatrix<std::int32_t, double>;
+template struct ClusterMatrix<std::int64_t, double>;
+template struct ClusterMatrix<std::int32_t, float>;
+template struct ClusterMatrix<std::int64_t, float>;
+
+} // namespace pcluster

@@ -1,0 +1,75 @@
+// CSR validation and transpose.
+#include "pcluster/csr.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace pcluster {
+
+template <class I, class V>
+void validate(const CsrView<I, V> &A, const char *name)
+{
+  auto fail = [&](const std::string &what) { throw std::invalid_argument(std::string(name) + ": " + what); };
+  if (A.nrows < 0 || A.ncols < 0) fail("negative dimensions");
+  if (A.nrows == 0) return;
+  if (!A.rowptr) fail("null row pointer");
+  if (A.rowptr[0] != 0) fail("row pointer does not start at 0");
+  if (A.nnz() > 0 && !A.colidx) fail("null column indices");
+  // Rows are checked in parallel; only when one fails is the first failing row searched for the message.
+  auto row_ok = [&](I i) {
+    if (A.rowptr[i + 1] < A.rowptr[i]) return false;
+    for (I p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) {
+      const I j = A.colidx[p];
+      if (j < 0 || j >= A.ncols || (p > A.rowptr[i] && A.colidx[p - 1] >= j)) return false;
+    }
+    return true;
+  };
+  bool ok = true;
+#pragma omp parallel for schedule(static) reduction(&& : ok)
+  for (I i = 0; i < A.nrows; ++i) ok = ok && row_ok(i);
+  if (ok) return;
+  for (I i = 0; i < A.nrows; ++i) {
+    if (row_ok(i)) continue;
+    if (A.rowptr[i + 1] < A.rowptr[i]) fail("row pointer decreases at row " + std::to_string(i));
+    for (I p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) {
+      const I j = A.colidx[p];
+      if (j < 0 || j >= A.ncols)
+        fail("column index " + std::to_string(j) + " out of range [0," + std::to_string(A.ncols) + ") in row " + std::to_string(i));
+      if (p > A.rowptr[i] && A.colidx[p - 1] >= j) fail("column indices not sorted and unique in row " + std::to_string(i));
+    }
+  }
+}
+
+template <class I, class V>
+CsrMatrix<I, V> transpose(const CsrView<I, V> &A)
+{
+  CsrMatrix<I, V> T;
+  T.nrows = A.ncols;
+  T.ncols = A.nrows;
+  const Count nnz = A.nnz();
+  T.rowptr.assign(static_cast<std::size_t>(A.ncols) + 1, 0);
+  T.colidx.resize(nnz);
+  if (A.values) T.values.resize(nnz);
+  for (Count p = 0; p < nnz; ++p) ++T.rowptr[A.colidx[p] + 1];
+  for (I j = 0; j < A.ncols; ++j) T.rowptr[j + 1] += T.rowptr[j];
+  std::vector<I> next(T.rowptr.begin(), T.rowptr.end() - 1);
+  // Rows of A are visited in order, so each row of T receives its columns sorted.
+  for (I i = 0; i < A.nrows; ++i)
+    for (I p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) {
+      const I dst = next[A.colidx[p]]++;
+      T.colidx[dst] = i;
+      if (A.values) T.values[dst] = A.values[p];
+    }
+  return T;
+}
+
+#define PCLUSTER_INSTANTIATE_CSR(I, V) \
+  template void validate<I, V>(const CsrView<I, V> &, const char *); \
+  template CsrMatrix<I, V> transpose<I, V>(const CsrView<I, V> &);
+PCLUSTER_INSTANTIATE_CSR(std::int32_t, double)
+PCLUSTER_INSTANTIATE_CSR(std::int64_t, double)
+PCLUSTER_INSTANTIATE_CSR(std::int32_t, float)
+PCLUSTER_INSTANTIATE_CSR(std::int64_t, float)
+
+} // namespace pcluster

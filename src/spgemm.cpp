@@ -1,0 +1,516 @@
+// C = A*B, row-wise (Gustavson 1978) and cluster-wise (Islam, Xu, Dai & Buluc, arXiv:2507.21253).
+//
+// One kernel body serves both: A's rows are processed in *units*. Row-wise, a unit is one row;
+// cluster-wise, a unit is a cluster of rows stored in CSR_Cluster, whose union columns each carry
+// s values (one per row of the cluster) and a mask of the rows that really hold the entry.
+// For every stored column k of the unit, row k of B is fetched once and applied to all s rows.
+//
+// Symbolic phase (pattern of C, exact): per unit, a ColumnMap (src/accumulator.hpp) assigns a
+// slot to each distinct output column j and ORs together the masks of the A columns that reach j.
+// Row l of the unit then owns exactly the columns whose mask has bit l: no padding reaches C.
+// Columns are sorted once per unit (not once per row). Each chunk of units appends its rows'
+// columns to its own buffer; rowptr is a prefix sum of row counts (64-bit, checked against the
+// index type before C is allocated) and the buffers are copied into place in parallel.
+//
+// Numeric phase (values, pattern known): per unit, the map is filled from C's own columns, so
+// slot -> output position is known before any product is formed; s partial sums per slot are
+// accumulated contiguously (acc[slot*s + l]) and written to C in its sorted order. Row-wise the
+// slot *is* the position in the row, so products are added straight into C.
+//
+// Work is split into chunks of units with equal flops (prefix sums of per-unit flops), several
+// chunks per thread, scheduled dynamically: one heavy power-law row cannot serialise a thread,
+// and every unit writes only its own rows, so results do not depend on the thread count.
+//
+// Padding: cluster-wise numeric multiplies the explicit zeros of CSR_Cluster too (that is what
+// lets the s-wide update vectorise). 0*b is an exact zero for finite b, so values are unchanged;
+// if B holds Inf/NaN, 0*Inf would be NaN, so numeric then runs the row-wise body instead.
+#include "pcluster/spgemm.hpp"
+
+#include "accumulator.hpp"
+#include "pcluster/cluster_matrix.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <optional>
+#include <string>
+
+namespace pcluster {
+
+const char *to_string(Accumulator a)
+{
+  switch (a) {
+  case Accumulator::Auto: return "auto";
+  case Accumulator::Hash: return "hash";
+  case Accumulator::Dense: return "dense";
+  }
+  return "?";
+}
+
+const char *to_string(Kernel k) { return k == Kernel::Rowwise ? "rowwise" : "cluster"; }
+
+namespace {
+using namespace detail;
+
+// Chunks per thread: enough for dynamic scheduling to absorb cost misprediction (cache effects,
+// rows whose flops are far above their output size), few enough that the per-chunk buffers and
+// scheduling overhead stay negligible.
+constexpr int kChunksPerThread = 8;
+// Auto scheme: a block size above 1 means rows of a node share their pattern (fixed clusters of
+// whole nodes); otherwise variable-length clusters. If they turn out smaller than this on
+// average, the cluster machinery cannot pay for itself and the row-wise kernel runs instead.
+constexpr double kMinMeanClusterSize = 1.5;
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One unit of work, uniform for rows and clusters.
+template <class I, class V>
+struct Unit {
+  const I *rows;    // s rows of A (and of C)
+  I s;
+  const I *cols;    // n distinct columns of A touched by the unit, sorted
+  I n;
+  const RowMask *masks; // per column: rows holding it (nullptr: row-wise, s == 1)
+  const V *values;      // per column: s values, contiguous
+};
+
+// A's rows as units: either each row alone, or the clusters of a ClusterMatrix.
+template <class I, class V>
+struct UnitSource {
+  const CsrView<I, V> *A = nullptr;
+  const V *a_values = nullptr; // A's values (or ones) for the row-wise case
+  const ClusterMatrix<I, V> *M = nullptr;
+  std::vector<I> identity; // row-wise: rows[u] == u, so Unit::rows can point into it
+
+  I count() const { return M ? M->num_clusters() : A->nrows; }
+  Unit<I, V> operator()(I u) const
+  {
+    if (!M) return {identity.data() + u, 1, A->colidx + A->rowptr[u], A->row_length(u), nullptr, a_values + A->rowptr[u]};
+    const Clustering<I> &cl = M->clusters;
+    return {cl.rows.data() + cl.ptr[u], cl.size(u), M->cols.data() + M->col_ptr[u], M->col_ptr[u + 1] - M->col_ptr[u],
+            M->masks.data() + M->col_ptr[u], M->values.data() + M->val_ptr[u]};
+  }
+};
+
+// Per-thread workspace: both maps (allocated on first use) and scratch arrays.
+template <class I, class V>
+struct Workspace {
+  DenseColumnMap<I> dense;
+  HashColumnMap<I> hash;
+  std::vector<I> slot_col;
+  std::vector<RowMask> slot_mask;
+  std::vector<std::pair<I, RowMask>> sorted;
+  std::vector<I> entry_slot;
+  std::vector<V> acc;
+};
+
+// ---- symbolic -------------------------------------------------------------------------------
+
+// Short rows dominate sparse products; insertion sort beats introsort's set-up below this size.
+constexpr std::size_t kInsertionSortMax = 32;
+
+template <class T, class Less>
+void sort_small(T *first, T *last, Less less)
+{
+  if (static_cast<std::size_t>(last - first) > kInsertionSortMax) {
+    std::sort(first, last, less);
+    return;
+  }
+  for (T *i = first + 1; i < last; ++i) {
+    T v = *i;
+    T *j = i;
+    for (; j > first && less(v, *(j - 1)); --j) *j = *(j - 1);
+    *j = v;
+  }
+}
+
+// A chunk's rows' columns, row after row. Allocated for the chunk's flops (an upper bound on its
+// output) but never initialised: pages the chunk does not write are never touched.
+template <class I>
+struct ChunkOutput {
+  std::unique_ptr<I[]> cols;
+  Count size = 0;
+};
+
+template <bool RowWise, class I, class V, class Map>
+void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, Map &map, Workspace<I, V> &ws,
+                   ChunkOutput<I> &out, I *row_count, Count *row_start)
+{
+  const I *const __restrict bptr = B.rowptr;
+  const I *const __restrict bcol = B.colidx;
+  map.reset(work);
+  if (RowWise) { // columns go straight to the chunk's buffer, then are sorted in place
+    I *const begin = out.cols.get() + out.size;
+    I *end = begin;
+    for (I t = 0; t < u.n; ++t) {
+      const I k = u.cols[t];
+      for (I q = bptr[k]; q < bptr[k + 1]; ++q)
+        if (map.mark(bcol[q])) *end++ = bcol[q];
+    }
+    sort_small(begin, end, std::less<I>());
+    row_count[u.rows[0]] = static_cast<I>(end - begin);
+    row_start[u.rows[0]] = out.size;
+    out.size += end - begin;
+    return;
+  }
+  ws.slot_col.clear();
+  ws.slot_mask.clear();
+  for (I t = 0; t < u.n; ++t) {
+    const I k = u.cols[t];
+    const RowMask m = u.masks[t];
+    for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
+      bool inserted;
+      const I slot = map.insert(bcol[q], inserted);
+      if (inserted) {
+        ws.slot_col.push_back(bcol[q]);
+        ws.slot_mask.push_back(m);
+      } else ws.slot_mask[slot] |= m;
+    }
+  }
+  ws.sorted.resize(ws.slot_col.size());
+  for (std::size_t z = 0; z < ws.slot_col.size(); ++z) ws.sorted[z] = {ws.slot_col[z], ws.slot_mask[z]};
+  sort_small(ws.sorted.data(), ws.sorted.data() + ws.sorted.size(), [](const auto &a, const auto &b) { return a.first < b.first; });
+  I *const cols = out.cols.get();
+  for (I l = 0; l < u.s; ++l) {
+    const RowMask bit = RowMask(1) << l;
+    const Count start = out.size;
+    for (const auto &e : ws.sorted)
+      if (e.second & bit) cols[out.size++] = e.first;
+    row_start[u.rows[l]] = start;
+    row_count[u.rows[l]] = static_cast<I>(out.size - start);
+  }
+}
+
+// ---- numeric --------------------------------------------------------------------------------
+
+template <bool RowWise, class I, class V, class Map>
+void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, const V *b_values, const CsrView<I, V> &C,
+                  V *c_values, Map &map, Workspace<I, V> &ws)
+{
+  map.reset(expected);
+  if (RowWise) {
+    const I i = u.rows[0], base = C.rowptr[i];
+    for (I p = base; p < C.rowptr[i + 1]; ++p) {
+      map.put(C.colidx[p], p - base); // the slot is the position in the row
+      c_values[p] = V(0);
+    }
+    V *const __restrict c = c_values + base;
+    const I *const __restrict bptr = B.rowptr;
+    const I *const __restrict bcol = B.colidx;
+    const V *const __restrict bval = b_values;
+    for (I t = 0; t < u.n; ++t) {
+      const I k = u.cols[t];
+      const V a = u.values[t];
+      for (I q = bptr[k]; q < bptr[k + 1]; ++q) c[map.find(bcol[q])] += a * bval[q];
+    }
+    return;
+  }
+  const I s = u.s;
+  bool inserted;
+  ws.entry_slot.clear();
+  for (I l = 0; l < s; ++l)
+    for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) ws.entry_slot.push_back(map.insert(C.colidx[p], inserted));
+  ws.acc.assign(static_cast<std::size_t>(map.size()) * s, V(0));
+  V *acc = ws.acc.data();
+  for (I t = 0; t < u.n; ++t) {
+    const I k = u.cols[t];
+    const V *a = u.values + static_cast<std::size_t>(t) * s;
+    for (I q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) {
+      const V b = b_values[q];
+      V *dst = acc + static_cast<std::size_t>(map.find(B.colidx[q])) * s;
+      for (I l = 0; l < s; ++l) dst[l] += a[l] * b;
+    }
+  }
+  std::size_t e = 0;
+  for (I l = 0; l < s; ++l)
+    for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) c_values[p] = acc[static_cast<std::size_t>(ws.entry_slot[e++]) * s + l];
+}
+
+// Unit boundaries of `parts` chunks with about equal total cost (cost prefix sums, binary search).
+template <class I>
+std::vector<I> balanced_chunks(const std::vector<Count> &cost_prefix, int parts)
+{
+  const I n = static_cast<I>(cost_prefix.size()) - 1;
+  parts = std::max(1, static_cast<int>(std::min<Count>(parts, std::max<I>(n, 1))));
+  std::vector<I> bounds(parts + 1, n);
+  bounds[0] = 0;
+  const Count total = cost_prefix.back();
+  for (int c = 1; c < parts; ++c) {
+    const Count target = total / parts * c + (total % parts) * c / parts;
+    bounds[c] = static_cast<I>(std::lower_bound(cost_prefix.begin(), cost_prefix.end(), target) - cost_prefix.begin());
+    bounds[c] = std::clamp(bounds[c], bounds[c - 1], n);
+  }
+  return bounds;
+}
+
+int resolve_threads(int requested) { return requested > 0 ? requested : omp_get_max_threads(); }
+
+template <class I, class V>
+bool all_finite(const V *v, Count n)
+{
+  bool ok = true;
+#pragma omp parallel for reduction(&& : ok) schedule(static)
+  for (Count p = 0; p < n; ++p) ok = ok && std::isfinite(v[p]);
+  return ok;
+}
+
+} // namespace
+
+template <class I, class V>
+struct SpgemmPlan<I, V>::Impl {
+  Kernel kernel = Kernel::Rowwise;
+  std::optional<ClusterMatrix<I, V>> clustered;
+  std::vector<I> chunks; // unit boundaries, balanced by flops
+  int threads = 1;
+  Count b_nnz = 0;
+  std::vector<V> ones_a, ones_b; // pattern operands (values == nullptr) count as ones
+
+  const V *values_or_ones(const CsrView<I, V> &M, std::vector<V> &ones)
+  {
+    if (M.values) return M.values;
+    ones.assign(M.nnz(), V(1));
+    return ones.data();
+  }
+};
+
+template <class I, class V>
+SpgemmPlan<I, V>::SpgemmPlan() : impl_(std::make_unique<Impl>()) {}
+template <class I, class V>
+SpgemmPlan<I, V>::SpgemmPlan(SpgemmPlan &&) noexcept = default;
+template <class I, class V>
+SpgemmPlan<I, V> &SpgemmPlan<I, V>::operator=(SpgemmPlan &&) noexcept = default;
+template <class I, class V>
+SpgemmPlan<I, V>::~SpgemmPlan() = default;
+
+template <class I, class V>
+const Clustering<I> *SpgemmPlan<I, V>::clustering() const
+{
+  return impl_ && impl_->clustered ? &impl_->clustered->clusters : nullptr;
+}
+
+template <class I, class V>
+SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrView<I, V> &B, const SpgemmOptions &opts,
+                                            std::vector<I> &c_rowptr, std::vector<I> &c_colidx)
+{
+  const auto t0 = std::chrono::steady_clock::now();
+  if (A.ncols != B.nrows)
+    throw std::invalid_argument("C = A*B: dimension mismatch, A is " + std::to_string(A.nrows) + " x " + std::to_string(A.ncols) +
+                                " but B is " + std::to_string(B.nrows) + " x " + std::to_string(B.ncols));
+  validate(A, "A");
+  validate(B, "B");
+  if (opts.kernel == Kernel::Cluster) validate(opts.clustering);
+
+  SpgemmPlan plan;
+  plan.opts_ = opts;
+  Impl &im = *plan.impl_;
+  SpgemmStats &st = plan.stats_;
+  im.threads = resolve_threads(opts.num_threads);
+  im.b_nnz = B.nnz();
+  const int nt = im.threads;
+
+  // Per-row flops (64-bit) and their total.
+  std::vector<Count> row_flops(A.nrows);
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (I i = 0; i < A.nrows; ++i) {
+    Count f = 0;
+    for (I p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) f += B.row_length(A.colidx[p]);
+    row_flops[i] = f;
+  }
+  st.flops = std::accumulate(row_flops.begin(), row_flops.end(), Count(0));
+
+  // Clustering (cluster kernel only); Auto picks the scheme, or falls back to row-wise.
+  im.kernel = opts.kernel;
+  if (opts.kernel == Kernel::Cluster) {
+    const auto tc = std::chrono::steady_clock::now();
+    ClusterScheme scheme = opts.scheme;
+    ClusteringOptions copts = opts.clustering;
+    if (scheme == ClusterScheme::Auto) {
+      if (opts.row_block_size > 1 && opts.row_block_size <= kMaxClusterSize) {
+        scheme = ClusterScheme::Fixed;
+        copts.cluster_size = opts.row_block_size;
+      } else scheme = ClusterScheme::Variable;
+    }
+    Clustering<I> cl = make_clustering(A, scheme, copts);
+    st.scheme = scheme;
+    const double mean = cl.num_clusters() ? double(A.nrows) / cl.num_clusters() : 0.0;
+    if (opts.scheme == ClusterScheme::Auto && mean < kMinMeanClusterSize) im.kernel = Kernel::Rowwise;
+    else im.clustered = ClusterMatrix<I, V>::build(A, std::move(cl));
+    st.seconds_clustering = seconds_since(tc);
+  }
+  st.kernel = im.kernel;
+
+  UnitSource<I, V> units;
+  units.A = &A;
+  units.M = im.clustered ? &*im.clustered : nullptr;
+  if (!units.M) {
+    units.a_values = A.values; // unused by symbolic
+    units.identity.resize(A.nrows);
+    std::iota(units.identity.begin(), units.identity.end(), I(0));
+  }
+  const I nunits = units.count();
+
+  // Per-unit work: distinct-column bound (union flops, capped at ncols) and multiply count.
+  std::vector<Count> unit_work(nunits), cost_prefix(static_cast<std::size_t>(nunits) + 1, 0);
+  if (units.M) {
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (I c = 0; c < nunits; ++c) {
+      const Unit<I, V> u = units(c);
+      Count f = 0;
+      for (I t = 0; t < u.n; ++t) f += B.row_length(u.cols[t]);
+      unit_work[c] = f;
+    }
+    for (I c = 0; c < nunits; ++c) {
+      cost_prefix[c + 1] = cost_prefix[c] + unit_work[c] * units(c).s + units(c).s;
+      st.cluster_flops += unit_work[c] * units(c).s;
+    }
+    st.num_clusters = nunits;
+    st.cluster_padding = units.M->padding();
+  } else {
+    unit_work = row_flops;
+    for (I i = 0; i < nunits; ++i) cost_prefix[i + 1] = cost_prefix[i] + unit_work[i] + 1;
+  }
+  im.chunks = balanced_chunks<I>(cost_prefix, nt * kChunksPerThread);
+  const int nchunks = static_cast<int>(im.chunks.size()) - 1;
+
+  std::vector<I> row_count(A.nrows, 0);
+  std::vector<Count> row_start(A.nrows, 0);
+  std::vector<ChunkOutput<I>> out(nchunks);
+  for (int ch = 0; ch < nchunks; ++ch) {
+    Count bound = 0;
+    for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx)
+      bound += std::min<Count>(unit_work[uidx], B.ncols) * (units.M ? units(uidx).s : 1);
+    out[ch].cols.reset(new I[static_cast<std::size_t>(bound)]);
+  }
+  Count dense_rows = 0;
+  const Accumulator acc = opts.accumulator;
+#pragma omp parallel num_threads(nt) reduction(+ : dense_rows)
+  {
+    Workspace<I, V> ws;
+#pragma omp for schedule(dynamic, 1)
+    for (int ch = 0; ch < nchunks; ++ch) {
+      for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
+        const Unit<I, V> u = units(uidx);
+        const Count work = std::min<Count>(unit_work[uidx], B.ncols);
+        const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(work, B.ncols));
+        if (dense) {
+          ws.dense.prepare(B.ncols);
+          dense_rows += u.s;
+          if (units.M) symbolic_unit<false>(u, work, B, ws.dense, ws, out[ch], row_count.data(), row_start.data());
+          else symbolic_unit<true>(u, work, B, ws.dense, ws, out[ch], row_count.data(), row_start.data());
+        } else {
+          if (units.M) symbolic_unit<false>(u, work, B, ws.hash, ws, out[ch], row_count.data(), row_start.data());
+          else symbolic_unit<true>(u, work, B, ws.hash, ws, out[ch], row_count.data(), row_start.data());
+        }
+      }
+    }
+  }
+  st.rows_dense = dense_rows;
+
+  // Row pointer: 64-bit prefix sum, checked before C's column array is allocated.
+  Count nnz = 0;
+  for (I i = 0; i < A.nrows; ++i) nnz += row_count[i];
+  checked_index<I>(nnz, "nnz(C)");
+  c_rowptr.resize(static_cast<std::size_t>(A.nrows) + 1);
+  c_rowptr[0] = 0;
+  for (I i = 0; i < A.nrows; ++i) c_rowptr[i + 1] = c_rowptr[i] + row_count[i];
+  c_colidx.resize(nnz);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+  for (int ch = 0; ch < nchunks; ++ch) {
+    for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
+      const Unit<I, V> u = units(uidx);
+      for (I l = 0; l < u.s; ++l) {
+        const I r = u.rows[l];
+        std::copy_n(out[ch].cols.get() + row_start[r], row_count[r], c_colidx.begin() + c_rowptr[r]);
+      }
+    }
+    out[ch].cols.reset();
+  }
+  st.nnz_c = nnz;
+  st.seconds_symbolic = seconds_since(t0);
+  return plan;
+}
+
+template <class I, class V>
+void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, const CsrView<I, V> &C, V *c_values)
+{
+  Impl &im = *impl_;
+  if (A.ncols != B.nrows || C.nrows != A.nrows || C.ncols != B.ncols || B.nnz() != im.b_nnz)
+    throw std::invalid_argument("C = A*B numeric: operands do not match the symbolic phase");
+  const int nt = im.threads;
+  const V *b_values = im.values_or_ones(B, im.ones_b);
+
+  UnitSource<I, V> units;
+  units.A = &A;
+  bool clustered = im.clustered.has_value();
+  if (clustered && !all_finite<I, V>(b_values, B.nnz())) clustered = false; // see "Padding" above
+  if (clustered) {
+    if (static_cast<Count>(im.clustered->scatter.size()) != A.nnz())
+      throw std::invalid_argument("C = A*B numeric: A's pattern changed since the symbolic phase");
+    im.clustered->refresh_values(A);
+    units.M = &*im.clustered;
+  } else {
+    units.a_values = im.values_or_ones(A, im.ones_a);
+    units.identity.resize(A.nrows);
+    std::iota(units.identity.begin(), units.identity.end(), I(0));
+  }
+  // Chunks were balanced for the symbolic kernel's units; a row-wise fallback re-balances by rows.
+  std::vector<I> chunks = im.chunks;
+  if (!clustered && im.clustered) {
+    std::vector<Count> prefix(static_cast<std::size_t>(A.nrows) + 1, 0);
+    for (I i = 0; i < A.nrows; ++i) prefix[i + 1] = prefix[i] + C.row_length(i) + 1;
+    chunks = balanced_chunks<I>(prefix, nt * kChunksPerThread);
+  }
+  const int nchunks = static_cast<int>(chunks.size()) - 1;
+  const Accumulator acc = opts_.accumulator;
+#pragma omp parallel num_threads(nt)
+  {
+    Workspace<I, V> ws;
+#pragma omp for schedule(dynamic, 1)
+    for (int ch = 0; ch < nchunks; ++ch) {
+      for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
+        const Unit<I, V> u = units(uidx);
+        Count expected = 0;
+        for (I l = 0; l < u.s; ++l) expected += C.row_length(u.rows[l]);
+        expected = std::min<Count>(expected, C.ncols);
+        const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(expected, C.ncols));
+        if (dense) {
+          ws.dense.prepare(C.ncols);
+          if (units.M) numeric_unit<false>(u, expected, B, b_values, C, c_values, ws.dense, ws);
+          else numeric_unit<true>(u, expected, B, b_values, C, c_values, ws.dense, ws);
+        } else {
+          if (units.M) numeric_unit<false>(u, expected, B, b_values, C, c_values, ws.hash, ws);
+          else numeric_unit<true>(u, expected, B, b_values, C, c_values, ws.hash, ws);
+        }
+      }
+    }
+  }
+}
+
+template <class I, class V>
+CsrMatrix<I, V> multiply(const CsrView<I, V> &A, const CsrView<I, V> &B, const SpgemmOptions &opts)
+{
+  CsrMatrix<I, V> C;
+  C.nrows = A.nrows;
+  C.ncols = B.ncols;
+  auto plan = SpgemmPlan<I, V>::symbolic(A, B, opts, C.rowptr, C.colidx);
+  C.values.resize(C.colidx.size());
+  plan.numeric(A, B, C.view(), C.values.data());
+  return C;
+}
+
+#define PCLUSTER_INSTANTIATE_SPGEMM(I, V) \
+  template class SpgemmPlan<I, V>; \
+  template CsrMatrix<I, V> multiply<I, V>(const CsrView<I, V> &, const CsrView<I, V> &, const SpgemmOptions &);
+PCLUSTER_INSTANTIATE_SPGEMM(std::int32_t, double)
+PCLUSTER_INSTANTIATE_SPGEMM(std::int64_t, double)
+PCLUSTER_INSTANTIATE_SPGEMM(std::int32_t, float)
+PCLUSTER_INSTANTIATE_SPGEMM(std::int64_t, float)
+
+} // namespace pcluster
