@@ -1,6 +1,8 @@
 // CSR_Cluster construction (see include/pcluster/cluster_matrix.hpp for the layout).
 #include "pcluster/cluster_matrix.hpp"
 
+#include "parallel.hpp"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -32,7 +34,7 @@ ClusterMatrix<I, V> ClusterMatrix<I, V>::build(const CsrView<I, V> &A, Clusterin
 
   // Pass 1: union sizes, to lay out cols/masks/values exactly.
   std::vector<Count> ucount(nc);
-#pragma omp parallel
+#pragma omp parallel num_threads(detail::threads_for(A.nnz()))
   {
     std::vector<I> u;
 #pragma omp for schedule(dynamic, 256)
@@ -56,7 +58,7 @@ ClusterMatrix<I, V> ClusterMatrix<I, V>::build(const CsrView<I, V> &A, Clusterin
   M.scatter.resize(A.nnz());
 
   // Pass 2: union columns, masks, scatter map; values through refresh_values().
-#pragma omp parallel
+#pragma omp parallel num_threads(detail::threads_for(A.nnz()))
   {
     std::vector<I> u;
 #pragma omp for schedule(dynamic, 256)
@@ -84,7 +86,7 @@ template <class I, class V>
 void ClusterMatrix<I, V>::refresh_values(const CsrView<I, V> &A)
 {
   const Count nnz = A.nnz();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(detail::threads_for(nnz))
   for (Count p = 0; p < nnz; ++p) values[scatter[p]] = A.values ? A.values[p] : V(1);
 }
 

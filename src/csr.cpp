@@ -1,6 +1,8 @@
 // CSR validation and transpose.
 #include "pcluster/csr.hpp"
 
+#include "parallel.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -26,7 +28,7 @@ void validate(const CsrView<I, V> &A, const char *name)
     return true;
   };
   bool ok = true;
-#pragma omp parallel for schedule(static) reduction(&& : ok)
+#pragma omp parallel for schedule(static) reduction(&& : ok) num_threads(detail::threads_for(A.nnz()))
   for (I i = 0; i < A.nrows; ++i) ok = ok && row_ok(i);
   if (ok) return;
   for (I i = 0; i < A.nrows; ++i) {

@@ -27,6 +27,7 @@
 #include "pcluster/spgemm.hpp"
 
 #include "accumulator.hpp"
+#include "parallel.hpp"
 #include "pcluster/cluster_matrix.hpp"
 
 #include <omp.h>
@@ -190,6 +191,25 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, Map 
 
 // ---- numeric --------------------------------------------------------------------------------
 
+// acc[slot*s + l] += A(row l, k) * B(k, j) for every stored B(k, j) of the cluster's columns k.
+// W > 0 fixes s == W at compile time; W == 0 reads s from the unit.
+template <int W, class I, class V, class Map>
+void accumulate_cluster(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, const Map &map, V *acc)
+{
+  const I s = W > 0 ? I(W) : u.s;
+  const I *const __restrict bptr = B.rowptr;
+  const I *const __restrict bcol = B.colidx;
+  for (I t = 0; t < u.n; ++t) {
+    const I k = u.cols[t];
+    const V *const __restrict a = u.values + static_cast<std::size_t>(t) * s;
+    for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
+      const V b = b_values[q];
+      V *const __restrict dst = acc + static_cast<std::size_t>(map.find(bcol[q])) * s;
+      for (I l = 0; l < s; ++l) dst[l] += a[l] * b;
+    }
+  }
+}
+
 template <bool RowWise, class I, class V, class Map>
 void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, const V *b_values, const CsrView<I, V> &C,
                   V *c_values, Map &map, Workspace<I, V> &ws)
@@ -219,14 +239,13 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
     for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) ws.entry_slot.push_back(map.insert(C.colidx[p], inserted));
   ws.acc.assign(static_cast<std::size_t>(map.size()) * s, V(0));
   V *acc = ws.acc.data();
-  for (I t = 0; t < u.n; ++t) {
-    const I k = u.cols[t];
-    const V *a = u.values + static_cast<std::size_t>(t) * s;
-    for (I q = B.rowptr[k]; q < B.rowptr[k + 1]; ++q) {
-      const V b = b_values[q];
-      V *dst = acc + static_cast<std::size_t>(map.find(B.colidx[q])) * s;
-      for (I l = 0; l < s; ++l) dst[l] += a[l] * b;
-    }
+  switch (s) { // common cluster sizes get a compile-time width, so the s-wide update vectorises
+  case 2: accumulate_cluster<2>(u, B, b_values, map, acc); break;
+  case 3: accumulate_cluster<3>(u, B, b_values, map, acc); break;
+  case 4: accumulate_cluster<4>(u, B, b_values, map, acc); break;
+  case 6: accumulate_cluster<6>(u, B, b_values, map, acc); break;
+  case 8: accumulate_cluster<8>(u, B, b_values, map, acc); break;
+  default: accumulate_cluster<0>(u, B, b_values, map, acc);
   }
   std::size_t e = 0;
   for (I l = 0; l < s; ++l)
@@ -250,13 +269,11 @@ std::vector<I> balanced_chunks(const std::vector<Count> &cost_prefix, int parts)
   return bounds;
 }
 
-int resolve_threads(int requested) { return requested > 0 ? requested : omp_get_max_threads(); }
-
 template <class I, class V>
 bool all_finite(const V *v, Count n)
 {
   bool ok = true;
-#pragma omp parallel for reduction(&& : ok) schedule(static)
+#pragma omp parallel for reduction(&& : ok) schedule(static) num_threads(threads_for(n))
   for (Count p = 0; p < n; ++p) ok = ok && std::isfinite(v[p]);
   return ok;
 }
@@ -311,9 +328,10 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   plan.opts_ = opts;
   Impl &im = *plan.impl_;
   SpgemmStats &st = plan.stats_;
-  im.threads = resolve_threads(opts.num_threads);
+  const ScopedMaxThreads team(opts.num_threads);
+  im.threads = opts.num_threads;
   im.b_nnz = B.nnz();
-  const int nt = im.threads;
+  int nt = threads_for(A.nnz());
 
   // Per-row flops (64-bit) and their total.
   std::vector<Count> row_flops(A.nrows);
@@ -324,6 +342,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     row_flops[i] = f;
   }
   st.flops = std::accumulate(row_flops.begin(), row_flops.end(), Count(0));
+  nt = threads_for(st.flops + A.nnz());
 
   // Clustering (cluster kernel only); Auto picks the scheme, or falls back to row-wise.
   im.kernel = opts.kernel;
@@ -443,7 +462,8 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
   Impl &im = *impl_;
   if (A.ncols != B.nrows || C.nrows != A.nrows || C.ncols != B.ncols || B.nnz() != im.b_nnz)
     throw std::invalid_argument("C = A*B numeric: operands do not match the symbolic phase");
-  const int nt = im.threads;
+  const ScopedMaxThreads team(im.threads);
+  const int nt = threads_for(stats_.flops + A.nnz());
   const V *b_values = im.values_or_ones(B, im.ones_b);
 
   UnitSource<I, V> units;
