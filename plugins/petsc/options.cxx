@@ -1,0 +1,83 @@
+/*
+   The parameters of the plugin's kernels, read under C's options prefix when a product selects one of
+   our algorithms (so -help lists them then), and mapped to pcluster::SpgemmOptions. Defaults are the
+   core's (include/pcluster/spgemm.hpp, clustering.hpp); ranges are checked here so the message names
+   the option.
+
+     algorithm             kernel    scheme
+     rowwise               Rowwise   -
+     cluster               Cluster   Auto (resolved by the core, see src/spgemm.cpp choose_scheme())
+     cluster_fixed         Cluster   Fixed
+     cluster_variable      Cluster   Variable
+     cluster_hierarchical  Cluster   Hierarchical
+*/
+#include "petscclusterimpl.h"
+
+static const char *const MatClusterAccumulators[] = {"auto", "hash", "dense"};
+
+PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts)
+{
+  Mat_Product             *product = C->product;
+  MPI_Comm                 comm    = PetscObjectComm((PetscObject)C);
+  const char              *prefix  = ((PetscObject)C)->prefix ? ((PetscObject)C)->prefix : "";
+  pcluster::SpgemmOptions  o; /* the core's defaults */
+  PetscInt                 size, topk, threads, acc = 0, rbs = 1, cbs = 1;
+  PetscReal                threshold;
+  PetscBool                flg;
+
+  PetscFunctionBegin;
+  /* algorithm name -> kernel and clustering scheme */
+  PetscCall(PetscStrcmp(alg, MATPRODUCTALGORITHMROWWISE, &flg));
+  if (flg) o.kernel = pcluster::Kernel::Rowwise;
+  else {
+    const struct {
+      const char             *name;
+      pcluster::ClusterScheme scheme;
+    } schemes[] = {
+      {MATPRODUCTALGORITHMCLUSTER,             pcluster::ClusterScheme::Auto        },
+      {MATPRODUCTALGORITHMCLUSTERFIXED,        pcluster::ClusterScheme::Fixed       },
+      {MATPRODUCTALGORITHMCLUSTERVARIABLE,     pcluster::ClusterScheme::Variable    },
+      {MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, pcluster::ClusterScheme::Hierarchical},
+    };
+    PetscBool found = PETSC_FALSE;
+    for (const auto &s : schemes) {
+      PetscCall(PetscStrcmp(alg, s.name, &found));
+      if (found) {
+        o.kernel = pcluster::Kernel::Cluster;
+        o.scheme = s.scheme;
+        break;
+      }
+    }
+    PetscCheck(found, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "petsc-cluster: unknown algorithm %s; valid: %s", alg, MatClusterAlgorithmList_Private());
+  }
+
+  size      = o.clustering.cluster_size;
+  threshold = o.clustering.jaccard_threshold;
+  topk      = o.clustering.hierarchical_topk;
+  threads   = o.num_threads;
+  PetscOptionsBegin(comm, ((PetscObject)C)->prefix, "petsc-cluster SpGEMM options (C = A*B)", "Mat");
+  PetscCall(PetscOptionsInt("-mat_cluster_size", "Rows per cluster (cluster_fixed) or maximum cluster size (cluster_variable, cluster_hierarchical, cluster), 1..64", "PetscClusterInitializePackage", size, &size, NULL));
+  PetscCall(PetscOptionsReal("-mat_cluster_jaccard_threshold", "Minimum Jaccard similarity for a row to join a cluster, [0,1]", "PetscClusterInitializePackage", threshold, &threshold, NULL));
+  PetscCall(PetscOptionsInt("-mat_cluster_topk", "Candidate pairs kept per row by cluster_hierarchical (0: cluster size - 1)", "PetscClusterInitializePackage", topk, &topk, NULL));
+  PetscCall(PetscOptionsEList("-mat_cluster_accumulator", "Accumulator for a row's partial products", "PetscClusterInitializePackage", MatClusterAccumulators, PETSC_STATIC_ARRAY_LENGTH(MatClusterAccumulators), MatClusterAccumulators[acc], &acc, NULL));
+  PetscCall(PetscOptionsInt("-mat_cluster_threads", "OpenMP threads for the product (0: the OpenMP default)", "PetscClusterInitializePackage", threads, &threads, NULL));
+  PetscOptionsEnd();
+
+  PetscCheck(size >= 1 && size <= pcluster::kMaxClusterSize, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_size %" PetscInt_FMT " is out of range: must be in [1, %d]", prefix, size, pcluster::kMaxClusterSize);
+  PetscCheck(threshold >= 0 && threshold <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_jaccard_threshold %g is out of range: must be in [0, 1]", prefix, (double)threshold);
+  PetscCheck(topk >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_topk %" PetscInt_FMT " is out of range: must be >= 0 (0 means cluster size - 1)", prefix, topk);
+  PetscCheck(threads >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_threads %" PetscInt_FMT " is out of range: must be >= 0 (0 means the OpenMP default)", prefix, threads);
+
+  o.clustering.cluster_size      = (int)size;
+  o.clustering.jaccard_threshold = (double)threshold;
+  o.clustering.hierarchical_topk = (int)topk;
+  o.accumulator                  = acc == 1 ? pcluster::Accumulator::Hash : acc == 2 ? pcluster::Accumulator::Dense : pcluster::Accumulator::Auto;
+  o.num_threads                  = (int)threads;
+  if (product && product->A) PetscCall(MatGetBlockSizes(product->A, &rbs, &cbs));
+  o.row_block_size = (int)rbs;
+
+  PetscCall(PetscInfo(C, "petsc-cluster %s: kernel %s, scheme %s, cluster size %d, Jaccard threshold %g, top-k %d, accumulator %s, threads %d, row block size %d (prefix \"%s\")\n", alg, pcluster::to_string(o.kernel),
+                      o.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(o.scheme) : "-", o.clustering.cluster_size, o.clustering.jaccard_threshold, o.clustering.hierarchical_topk, pcluster::to_string(o.accumulator), o.num_threads, o.row_block_size, prefix));
+  *opts = o;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,66 @@
+/*
+   Private declarations of the PETSc glue (plugins/petsc). Not installed.
+
+   register.cxx        package registration, log events, finalize hook
+   dispatch.cxx        SeqAIJ constructor wrapper + productsetfromoptions hook (petsc.md §2 (a))
+   options.cxx         -mat_cluster_* options -> pcluster::SpgemmOptions
+   product_seqaij.cxx  C = A*B for MATSEQAIJ: symbolic, numeric, view, destroy
+*/
+#pragma once
+
+#include <petsccluster.h>
+#include <petsc/private/matimpl.h>
+
+#include "pcluster/csr.hpp"
+#include "pcluster/spgemm.hpp"
+
+#include <exception>
+#include <new>
+#include <stdexcept>
+
+/* Log events (register.cxx): clustering is nested in symbolic, both nested in PETSc's MatMatMultSym */
+PETSC_INTERN PetscLogEvent MAT_ClusterCluster, MAT_ClusterSym, MAT_ClusterNum;
+
+/* Adds an already measured interval to an event (clustering runs inside the core's symbolic) */
+PETSC_INTERN PetscErrorCode PetscClusterLogEventAddTime_Private(PetscLogEvent, PetscLogDouble);
+
+/* dispatch.cxx */
+PETSC_INTERN PetscErrorCode MatClusterDispatchRegister_Private(void);
+PETSC_INTERN PetscErrorCode MatClusterDispatchReset_Private(void);
+PETSC_INTERN PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char[], PetscBool *, const char **);
+PETSC_INTERN const char    *MatClusterAlgorithmList_Private(void); /* "cluster, cluster_fixed, ..." */
+
+/* options.cxx: reads the -mat_cluster_* options under C's prefix for algorithm alg */
+PETSC_INTERN PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts);
+
+/* product_seqaij.cxx */
+PETSC_INTERN PetscErrorCode MatProductSymbolic_AB_SeqAIJ_SeqAIJ_Cluster(Mat C);
+
+/*
+   PetscClusterCallCXX(comm, what, statements) - runs core (C++) code and turns its exceptions into
+   PETSc errors; the one place where that mapping is made:
+     std::bad_alloc            -> PETSC_ERR_MEM
+     pcluster::IndexOverflow   -> PETSC_ERR_INT_OVERFLOW (e.g. nnz(C) > 2^31-1 with 32-bit PetscInt)
+     std::invalid_argument     -> PETSC_ERR_ARG_OUTOFRANGE (a parameter or input the core rejects)
+     anything else             -> PETSC_ERR_LIB
+   The operands are only read by the core, so an error leaves them as they were.
+*/
+template <class F>
+static inline PetscErrorCode PetscClusterCallCXX_Private(MPI_Comm comm, int line, const char func[], const char file[], const char what[], F &&f) noexcept
+{
+  try {
+    f();
+    return 0;
+  } catch (const std::bad_alloc &) {
+    return PetscError(comm, line, func, file, PETSC_ERR_MEM, PETSC_ERROR_INITIAL, "petsc-cluster %s: out of memory", what);
+  } catch (const pcluster::IndexOverflow &e) {
+    return PetscError(comm, line, func, file, PETSC_ERR_INT_OVERFLOW, PETSC_ERROR_INITIAL, "petsc-cluster %s: %s (configure PETSc --with-64-bit-indices)", what, e.what());
+  } catch (const std::invalid_argument &e) {
+    return PetscError(comm, line, func, file, PETSC_ERR_ARG_OUTOFRANGE, PETSC_ERROR_INITIAL, "petsc-cluster %s: %s", what, e.what());
+  } catch (const std::exception &e) {
+    return PetscError(comm, line, func, file, PETSC_ERR_LIB, PETSC_ERROR_INITIAL, "petsc-cluster %s: %s", what, e.what());
+  } catch (...) {
+    return PetscError(comm, line, func, file, PETSC_ERR_LIB, PETSC_ERROR_INITIAL, "petsc-cluster %s: unknown exception", what);
+  }
+}
+#define PetscClusterCallCXX(comm, what, ...) PetscCall(PetscClusterCallCXX_Private((comm), __LINE__, PETSC_FUNCTION_NAME, __FILE__, (what), [&]() { __VA_ARGS__; }))

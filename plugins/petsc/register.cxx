@@ -1,0 +1,116 @@
+/*
+   Registration of petsc-cluster with PETSc.
+
+   PETSc's -dll_append /path/libpetsccluster.so dlopens the plugin during PetscInitialize() and calls
+   PetscDLLibraryRegister_petsccluster() (the name comes from the file name). Programs that link the
+   plugin call PetscClusterInitializePackage() themselves. Both may happen in one run: the second
+   call does nothing. PetscFinalize() runs PetscClusterFinalizePackage() (before it dlcloses the
+   plugin), so a later PetscInitialize() registers everything again.
+*/
+#include "petscclusterimpl.h"
+
+PetscLogEvent MAT_ClusterCluster = 0, MAT_ClusterSym = 0, MAT_ClusterNum = 0;
+
+static PetscBool PetscClusterPackageInitialized = PETSC_FALSE;
+
+static PetscErrorCode PetscClusterFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatClusterDispatchReset_Private());
+  PetscClusterPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   PetscClusterInitializePackage - Registers the petsc-cluster SpGEMM algorithms with PETSc's MatProduct
+   framework: afterwards the names cluster, cluster_fixed, cluster_variable, cluster_hierarchical and
+   rowwise select the plugin's kernels for C = A*B with `MATSEQAIJ` A and B.
+
+   Not Collective
+
+   Options Database Keys (read when a product selects one of the names):
++  -mat_cluster_size <8> - rows per cluster (cluster_fixed) or maximum cluster size, 1..64
+.  -mat_cluster_jaccard_threshold <0.3> - minimum Jaccard similarity to join a cluster, [0,1]
+.  -mat_cluster_topk <0> - candidate pairs per row for cluster_hierarchical (0: cluster size - 1)
+.  -mat_cluster_accumulator <auto> - auto, hash or dense
+-  -mat_cluster_threads <0> - OpenMP threads (0: the OpenMP default)
+
+   Level: beginner
+
+   Notes:
+   Idempotent. Called automatically by PetscDLLibraryRegister_petsccluster() when the plugin is
+   loaded with -dll_append. Must be called after PetscInitialize() and before the matrices that should
+   use the plugin are created.
+
+.seealso: `MatProductSetAlgorithm()`, `MatMatMult()`, `PetscDLLibraryRegister_petsccluster()`
+@*/
+PetscErrorCode PetscClusterInitializePackage(void)
+{
+  PetscBool help = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (PetscClusterPackageInitialized) PetscFunctionReturn(0);
+  PetscClusterPackageInitialized = PETSC_TRUE;
+  PetscCall(MatInitializePackage());
+  PetscCall(PetscLogEventRegister("MatClusterCluster", MAT_CLASSID, &MAT_ClusterCluster));
+  PetscCall(PetscLogEventRegister("MatClusterSym", MAT_CLASSID, &MAT_ClusterSym));
+  PetscCall(PetscLogEventRegister("MatClusterNum", MAT_CLASSID, &MAT_ClusterNum));
+  PetscCall(MatClusterDispatchRegister_Private());
+  PetscCall(PetscRegisterFinalize(PetscClusterFinalizePackage));
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (help) {
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "petsc-cluster SpGEMM plugin:\n"));
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -matmatmult_via, -[prefix]mat_product_algorithm, MatProductSetAlgorithm() also accept: %s (C = A*B, seqaij A and B)\n", MatClusterAlgorithmList_Private()));
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  their parameters -[prefix]mat_cluster_{size,jaccard_threshold,topk,accumulator,threads} are listed when a product uses them\n"));
+  }
+  PetscCall(PetscInfo(NULL, "petsc-cluster registered: -matmatmult_via / -mat_product_algorithm accept %s\n", MatClusterAlgorithmList_Private()));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   PetscDLLibraryRegister_petsccluster - Entry point called by PETSc's dynamic loader for
+   -dll_append /path/to/libpetsccluster.so (also via PETSC_OPTIONS or .petscrc).
+
+   Level: developer
+
+.seealso: `PetscClusterInitializePackage()`
+@*/
+PetscErrorCode PetscDLLibraryRegister_petsccluster(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscClusterInitializePackage());
+  PetscFunctionReturn(0);
+}
+
+/*
+   Clustering runs inside the core's symbolic phase, which reports its duration afterwards; this
+   credits that interval to an event of the current stage so -log_view shows it (nested, like
+   PETSc's own events, inside MatClusterSym). Only when logging is active (-log_view).
+*/
+PetscErrorCode PetscClusterLogEventAddTime_Private(PetscLogEvent event, PetscLogDouble seconds)
+{
+#if defined(PETSC_USE_LOG)
+  PetscBool         active;
+  PetscStageLog     stageLog;
+  PetscEventPerfLog eventLog;
+  int               stage;
+#endif
+
+  PetscFunctionBegin;
+#if defined(PETSC_USE_LOG)
+  PetscCall(PetscLogIsActive(&active));
+  if (!active || !PetscLogPLB) PetscFunctionReturn(0);
+  PetscCall(PetscLogGetStageLog(&stageLog));
+  PetscCall(PetscStageLogGetCurrent(stageLog, &stage));
+  if (stage < 0) PetscFunctionReturn(0);
+  PetscCall(PetscStageLogGetEventPerfLog(stageLog, stage, &eventLog));
+  if (event < 0 || event >= eventLog->numEvents || !eventLog->eventInfo[event].active) PetscFunctionReturn(0);
+  eventLog->eventInfo[event].count += 1;
+  eventLog->eventInfo[event].time += seconds;
+  eventLog->eventInfo[event].time2 += seconds * seconds;
+#else
+  (void)event;
+  (void)seconds;
+#endif
+  PetscFunctionReturn(0);
+}
