@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what the project needs (Debian bookworm packages) and builds it into ./build.
+# Usage: scripts/setup.sh            (idempotent; skips apt when everything is already installed)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config petsc-dev libpetsc3.18-dev-examples libhypre-dev libmetis-dev
+          libtrilinos-zoltan-dev catch2 libopenmpi-dev openmpi-bin libgraphblas-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "== installing: ${missing[*]}"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+fi
+
+echo "== configuring and building (build/)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$(nproc)"
