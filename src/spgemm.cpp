@@ -4,6 +4,7 @@
 // cluster-wise, a unit is a cluster of rows stored in CSR_Cluster, whose union columns each carry
 // s values (one per row of the cluster) and a mask of the rows that really hold the entry.
 // For every stored column k of the unit, row k of B is fetched once and applied to all s rows.
+// A cluster of one row is a row: it takes the row-wise body (no masks, no s-wide accumulator).
 //
 // Symbolic phase (pattern of C, exact): per unit, a ColumnMap (src/accumulator.hpp) assigns a
 // slot to each distinct output column j and ORs together the masks of the A columns that reach j.
@@ -107,7 +108,7 @@ struct Workspace {
   HashColumnMap<I> hash;
   std::vector<I> slot_col;
   std::vector<RowMask> slot_mask;
-  std::vector<std::pair<I, RowMask>> sorted;
+  std::vector<std::pair<I, I>> sorted;
   std::vector<I> entry_slot;
   std::vector<V> acc;
 };
@@ -134,15 +135,18 @@ void sort_small(T *first, T *last, Less less)
 
 // A chunk's rows' columns, row after row. Allocated for the chunk's flops (an upper bound on its
 // output) but never initialised: pages the chunk does not write are never touched.
-template <class I>
+template <class I, class V>
 struct ChunkOutput {
   std::unique_ptr<I[]> cols;
+  std::unique_ptr<V[]> vals; // fused symbolic+numeric only
   Count size = 0;
 };
 
-template <bool RowWise, class I, class V, class Map>
-void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, Map &map, Workspace<I, V> &ws,
-                   ChunkOutput<I> &out, I *row_count, Count *row_start)
+// With WithValues, the symbolic phase also forms the product's values (fused symbolic+numeric):
+// a one-shot product then needs no separate numeric pass (see SpgemmPlan::symbolic).
+template <bool RowWise, bool WithValues, class I, class V, class Map>
+void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, const V *b_values, Map &map,
+                   Workspace<I, V> &ws, ChunkOutput<I, V> &out, I *row_count, Count *row_start)
 {
   const I *const __restrict bptr = B.rowptr;
   const I *const __restrict bcol = B.colidx;
@@ -150,40 +154,74 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, Map 
   if (RowWise) { // columns go straight to the chunk's buffer, then are sorted in place
     I *const begin = out.cols.get() + out.size;
     I *end = begin;
-    for (I t = 0; t < u.n; ++t) {
-      const I k = u.cols[t];
-      for (I q = bptr[k]; q < bptr[k + 1]; ++q)
-        if (map.mark(bcol[q])) *end++ = bcol[q];
+    if (!WithValues) {
+      for (I t = 0; t < u.n; ++t) {
+        const I k = u.cols[t];
+        for (I q = bptr[k]; q < bptr[k + 1]; ++q)
+          if (map.mark(bcol[q])) *end++ = bcol[q];
+      }
+    } else {
+      if (static_cast<Count>(ws.acc.size()) < work) ws.acc.resize(work);
+      V *const __restrict acc = ws.acc.data();
+      for (I t = 0; t < u.n; ++t) {
+        const I k = u.cols[t];
+        const V a = u.values[t];
+        for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
+          bool inserted;
+          const I slot = map.insert(bcol[q], inserted);
+          if (inserted) {
+            *end++ = bcol[q];
+            acc[slot] = a * b_values[q];
+          } else acc[slot] += a * b_values[q];
+        }
+      }
     }
     sort_small(begin, end, std::less<I>());
+    if (WithValues) {
+      V *const vals = out.vals.get() + out.size;
+      for (I *c = begin; c < end; ++c) vals[c - begin] = ws.acc[map.find(*c)];
+    }
     row_count[u.rows[0]] = static_cast<I>(end - begin);
     row_start[u.rows[0]] = out.size;
     out.size += end - begin;
     return;
   }
+  const I s = u.s;
   ws.slot_col.clear();
   ws.slot_mask.clear();
+  if (WithValues && static_cast<Count>(ws.acc.size()) < work * s) ws.acc.resize(work * s);
+  V *const __restrict acc = ws.acc.data();
   for (I t = 0; t < u.n; ++t) {
     const I k = u.cols[t];
     const RowMask m = u.masks[t];
+    const V *const a = u.values + static_cast<std::size_t>(t) * s;
     for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
       bool inserted;
       const I slot = map.insert(bcol[q], inserted);
       if (inserted) {
         ws.slot_col.push_back(bcol[q]);
         ws.slot_mask.push_back(m);
-      } else ws.slot_mask[slot] |= m;
+        if (WithValues)
+          for (I l = 0; l < s; ++l) acc[static_cast<std::size_t>(slot) * s + l] = a[l] * b_values[q];
+      } else {
+        ws.slot_mask[slot] |= m;
+        if (WithValues)
+          for (I l = 0; l < s; ++l) acc[static_cast<std::size_t>(slot) * s + l] += a[l] * b_values[q];
+      }
     }
   }
-  ws.sorted.resize(ws.slot_col.size());
-  for (std::size_t z = 0; z < ws.slot_col.size(); ++z) ws.sorted[z] = {ws.slot_col[z], ws.slot_mask[z]};
+  ws.sorted.resize(ws.slot_col.size()); // (column, slot), sorted by column
+  for (std::size_t z = 0; z < ws.slot_col.size(); ++z) ws.sorted[z] = {ws.slot_col[z], static_cast<I>(z)};
   sort_small(ws.sorted.data(), ws.sorted.data() + ws.sorted.size(), [](const auto &a, const auto &b) { return a.first < b.first; });
   I *const cols = out.cols.get();
-  for (I l = 0; l < u.s; ++l) {
+  for (I l = 0; l < s; ++l) {
     const RowMask bit = RowMask(1) << l;
     const Count start = out.size;
     for (const auto &e : ws.sorted)
-      if (e.second & bit) cols[out.size++] = e.first;
+      if (ws.slot_mask[e.second] & bit) {
+        if (WithValues) out.vals[out.size] = acc[static_cast<std::size_t>(e.second) * s + l];
+        cols[out.size++] = e.first;
+      }
     row_start[u.rows[l]] = start;
     row_count[u.rows[l]] = static_cast<I>(out.size - start);
   }
@@ -314,9 +352,10 @@ const Clustering<I> *SpgemmPlan<I, V>::clustering() const
 
 template <class I, class V>
 SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrView<I, V> &B, const SpgemmOptions &opts,
-                                            std::vector<I> &c_rowptr, std::vector<I> &c_colidx)
+                                            std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values)
 {
   const auto t0 = std::chrono::steady_clock::now();
+  bool fused = c_values != nullptr;
   if (A.ncols != B.nrows)
     throw std::invalid_argument("C = A*B: dimension mismatch, A is " + std::to_string(A.nrows) + " x " + std::to_string(A.ncols) +
                                 " but B is " + std::to_string(B.nrows) + " x " + std::to_string(B.ncols));
@@ -368,8 +407,12 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   UnitSource<I, V> units;
   units.A = &A;
   units.M = im.clustered ? &*im.clustered : nullptr;
+  const V *b_values = fused ? im.values_or_ones(B, im.ones_b) : nullptr;
+  // Cluster padding times Inf/NaN in B would be NaN (see "Padding"): compute values in numeric().
+  const bool values_by_numeric = fused && units.M && !all_finite<I, V>(b_values, B.nnz());
+  if (values_by_numeric) fused = false;
   if (!units.M) {
-    units.a_values = A.values; // unused by symbolic
+    units.a_values = fused ? im.values_or_ones(A, im.ones_a) : nullptr;
     units.identity.resize(A.nrows);
     std::iota(units.identity.begin(), units.identity.end(), I(0));
   }
@@ -400,12 +443,13 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
 
   std::vector<I> row_count(A.nrows, 0);
   std::vector<Count> row_start(A.nrows, 0);
-  std::vector<ChunkOutput<I>> out(nchunks);
+  std::vector<ChunkOutput<I, V>> out(nchunks);
   for (int ch = 0; ch < nchunks; ++ch) {
     Count bound = 0;
     for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx)
       bound += std::min<Count>(unit_work[uidx], B.ncols) * (units.M ? units(uidx).s : 1);
     out[ch].cols.reset(new I[static_cast<std::size_t>(bound)]);
+    if (fused) out[ch].vals.reset(new V[static_cast<std::size_t>(bound)]);
   }
   Count dense_rows = 0;
   const Accumulator acc = opts.accumulator;
@@ -418,15 +462,17 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
         const Unit<I, V> u = units(uidx);
         const Count work = std::min<Count>(unit_work[uidx], B.ncols);
         const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(work, B.ncols));
+        auto run = [&](auto &map) {
+          if (u.s > 1 && fused) symbolic_unit<false, true>(u, work, B, b_values, map, ws, out[ch], row_count.data(), row_start.data());
+          else if (u.s > 1) symbolic_unit<false, false>(u, work, B, b_values, map, ws, out[ch], row_count.data(), row_start.data());
+          else if (fused) symbolic_unit<true, true>(u, work, B, b_values, map, ws, out[ch], row_count.data(), row_start.data());
+          else symbolic_unit<true, false>(u, work, B, b_values, map, ws, out[ch], row_count.data(), row_start.data());
+        };
         if (dense) {
           ws.dense.prepare(B.ncols);
           dense_rows += u.s;
-          if (units.M) symbolic_unit<false>(u, work, B, ws.dense, ws, out[ch], row_count.data(), row_start.data());
-          else symbolic_unit<true>(u, work, B, ws.dense, ws, out[ch], row_count.data(), row_start.data());
-        } else {
-          if (units.M) symbolic_unit<false>(u, work, B, ws.hash, ws, out[ch], row_count.data(), row_start.data());
-          else symbolic_unit<true>(u, work, B, ws.hash, ws, out[ch], row_count.data(), row_start.data());
-        }
+          run(ws.dense);
+        } else run(ws.hash);
       }
     }
   }
@@ -440,6 +486,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   c_rowptr[0] = 0;
   for (I i = 0; i < A.nrows; ++i) c_rowptr[i + 1] = c_rowptr[i] + row_count[i];
   c_colidx.resize(nnz);
+  if (fused) c_values->resize(nnz);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
   for (int ch = 0; ch < nchunks; ++ch) {
     for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
@@ -447,11 +494,17 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
       for (I l = 0; l < u.s; ++l) {
         const I r = u.rows[l];
         std::copy_n(out[ch].cols.get() + row_start[r], row_count[r], c_colidx.begin() + c_rowptr[r]);
+        if (fused) std::copy_n(out[ch].vals.get() + row_start[r], row_count[r], c_values->begin() + c_rowptr[r]);
       }
     }
     out[ch].cols.reset();
+    out[ch].vals.reset();
   }
   st.nnz_c = nnz;
+  if (values_by_numeric) {
+    c_values->resize(nnz);
+    plan.numeric(A, B, CsrView<I, V>{A.nrows, B.ncols, c_rowptr.data(), c_colidx.data(), nullptr}, c_values->data());
+  }
   st.seconds_symbolic = seconds_since(t0);
   return plan;
 }
@@ -502,10 +555,10 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
         const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(expected, C.ncols));
         if (dense) {
           ws.dense.prepare(C.ncols);
-          if (units.M) numeric_unit<false>(u, expected, B, b_values, C, c_values, ws.dense, ws);
+          if (u.s > 1) numeric_unit<false>(u, expected, B, b_values, C, c_values, ws.dense, ws);
           else numeric_unit<true>(u, expected, B, b_values, C, c_values, ws.dense, ws);
         } else {
-          if (units.M) numeric_unit<false>(u, expected, B, b_values, C, c_values, ws.hash, ws);
+          if (u.s > 1) numeric_unit<false>(u, expected, B, b_values, C, c_values, ws.hash, ws);
           else numeric_unit<true>(u, expected, B, b_values, C, c_values, ws.hash, ws);
         }
       }
@@ -519,9 +572,7 @@ CsrMatrix<I, V> multiply(const CsrView<I, V> &A, const CsrView<I, V> &B, const S
   CsrMatrix<I, V> C;
   C.nrows = A.nrows;
   C.ncols = B.ncols;
-  auto plan = SpgemmPlan<I, V>::symbolic(A, B, opts, C.rowptr, C.colidx);
-  C.values.resize(C.colidx.size());
-  plan.numeric(A, B, C.view(), C.values.data());
+  SpgemmPlan<I, V>::symbolic(A, B, opts, C.rowptr, C.colidx, &C.values);
   return C;
 }
 

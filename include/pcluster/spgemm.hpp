@@ -2,6 +2,7 @@
 //
 //   std::vector<int> ci, cj;
 //   auto plan = SpgemmPlan<int, double>::symbolic(A, B, options, ci, cj);   // pattern of C
+//   (or symbolic(A, B, options, ci, cj, &cv): pattern and values in one pass)
 //   std::vector<double> cv(cj.size());
 //   plan.numeric(A, B, C_pattern_view, cv.data());                           // values of C
 //   ... A's and B's values change, patterns do not ...
@@ -57,9 +58,13 @@ template <class I, class V>
 class SpgemmPlan {
  public:
   // Pattern of C = A*B into c_rowptr/c_colidx (resized). Throws std::invalid_argument on a
-  // dimension mismatch, IndexOverflow when nnz(C) does not fit I, std::bad_alloc.
+  // dimension mismatch or malformed operand, IndexOverflow when nnz(C) does not fit I,
+  // std::bad_alloc.
+  // With c_values, the values of C are formed in the same pass (fused symbolic+numeric, about the
+  // cost of the symbolic phase alone): a one-shot product then needs no numeric() call until A's
+  // or B's values change.
   static SpgemmPlan symbolic(const CsrView<I, V> &A, const CsrView<I, V> &B, const SpgemmOptions &opts,
-                             std::vector<I> &c_rowptr, std::vector<I> &c_colidx);
+                             std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values = nullptr);
 
   // Values of C into c_values (C.nnz() entries), C being the pattern symbolic() produced.
   // A and B must have the patterns they had in symbolic(); their values may differ.

@@ -40,6 +40,10 @@ struct MatProductCluster_SeqAIJ {
   pcluster::Count nnz_c       = 0;
   PetscLogDouble  seconds_csr = 0; /* building C's structure from the plan's CSR */
   PetscInt        numeric_count = 0;
+  /* Fused symbolic+numeric (MatMatMult() and friends, api_user): C's values were formed by the
+     symbolic phase; the first numeric phase skips the kernel if A and B are unchanged since. */
+  PetscBool        values_from_symbolic = PETSC_FALSE;
+  PetscObjectState stateA = 0, stateB = 0;
 };
 
 /* FNV-1a over the pattern: detects a different pattern with equal nnz behind a new Mat object */
@@ -105,10 +109,11 @@ static PetscErrorCode MatClusterCheckStamp(Mat M, const char name[], const CsrVi
 */
 #define MATCLUSTER_MMAP_MIN_BYTES ((size_t)1 << 20) /* below this, calloc is cheap */
 struct MatClusterCsrStorage {
-  std::vector<PetscInt> i, j;
-  PetscScalar          *a       = nullptr;
-  size_t                a_bytes = 0;
-  bool                  mapped  = false;
+  std::vector<PetscInt>    i, j;
+  std::vector<PetscScalar> values; /* fused symbolic+numeric: the product's values */
+  PetscScalar             *a       = nullptr;
+  size_t                   a_bytes = 0;
+  bool                     mapped  = false;
 
   void allocate_values(size_t n)
   {
@@ -127,7 +132,7 @@ struct MatClusterCsrStorage {
   ~MatClusterCsrStorage()
   {
     if (mapped) munmap(a, a_bytes);
-    else std::free(a);
+    else if (values.empty()) std::free(a);
   }
 };
 
@@ -153,7 +158,7 @@ static PetscErrorCode MatClusterCsrStorageDestroy(void *ctx)
    hand (objects composed on C before the product was computed are dropped, as with any
    MatHeaderReplace).
 */
-static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, Mat A, Mat B, std::vector<PetscInt> &ci, std::vector<PetscInt> &cj)
+static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, Mat A, Mat B, std::vector<PetscInt> &ci, std::vector<PetscInt> &cj, std::vector<PetscScalar> &cv)
 {
   MatClusterCsrStorage *storage = NULL;
   PetscContainer        container;
@@ -166,7 +171,10 @@ static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, Mat A, Mat B, std::ve
   PetscFunctionBegin;
   PetscClusterCallCXX(PetscObjectComm((PetscObject)C), "building C", {
     std::unique_ptr<MatClusterCsrStorage> st(new MatClusterCsrStorage);
-    st->allocate_values(cj.size());
+    if (!cv.empty()) { /* values formed by a fused symbolic phase */
+      st->values.swap(cv);
+      st->a = st->values.data();
+    } else st->allocate_values(cj.size());
     st->i.swap(ci);
     st->j.swap(cj);
     if (st->j.empty()) st->j.push_back(0); /* non-NULL array for an empty C */
@@ -258,6 +266,17 @@ static PetscErrorCode MatProductNumeric_AB_SeqAIJ_SeqAIJ_Cluster(Mat C)
              (PetscInt64)Cv.nnz(), (PetscInt64)data->nnz_c);
   Cv.values = NULL;
 
+  if (data->values_from_symbolic) { /* first numeric after a fused symbolic phase */
+    PetscObjectState sA, sB;
+    data->values_from_symbolic = PETSC_FALSE;
+    PetscCall(PetscObjectStateGet((PetscObject)A, &sA));
+    PetscCall(PetscObjectStateGet((PetscObject)B, &sB));
+    if (A == data->A.mat && B == data->B.mat && sA == data->stateA && sB == data->stateB) {
+      PetscCall(PetscInfo(C, "petsc-cluster: values already formed by the symbolic phase, A and B unchanged since\n"));
+      data->numeric_count++;
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCall(MatSeqAIJGetArrayWrite(C, &ca));
   PetscCall(PetscLogEventBegin(MAT_ClusterNum, A, B, C, 0));
   PetscClusterCallCXX(comm, "numeric phase of C = A*B", data->plan.numeric(Av, Bv, Cv, ca));
@@ -278,7 +297,11 @@ PetscErrorCode MatProductSymbolic_AB_SeqAIJ_SeqAIJ_Cluster(Mat C)
   CsrView                 Av, Bv;
   pcluster::SpgemmOptions opts;
   std::vector<PetscInt>   ci, cj;
+  std::vector<PetscScalar> cv;
   PetscLogDouble          t0, t1;
+  /* MatMatMult() & co. (api_user) run numeric right after symbolic with the same values, so the
+     symbolic phase forms the values too. MatProductSymbolic() alone must leave zeros in C. */
+  const PetscBool         fuse = product->api_user;
 
   PetscFunctionBegin;
   PetscCheck(!product->data, comm, PETSC_ERR_PLIB, "petsc-cluster: product data already set");
@@ -289,18 +312,22 @@ PetscErrorCode MatProductSymbolic_AB_SeqAIJ_SeqAIJ_Cluster(Mat C)
 
   std::unique_ptr<MatProductCluster_SeqAIJ> data;
   PetscCall(PetscLogEventBegin(MAT_ClusterSym, A, B, 0, 0));
-  PetscClusterCallCXX(comm, "symbolic phase of C = A*B", data.reset(new MatProductCluster_SeqAIJ); data->plan = Plan::symbolic(Av, Bv, opts, ci, cj));
+  PetscClusterCallCXX(comm, "symbolic phase of C = A*B", data.reset(new MatProductCluster_SeqAIJ); data->plan = Plan::symbolic(Av, Bv, opts, ci, cj, fuse ? &cv : nullptr));
+  if (fuse) PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.stats().flops));
   PetscCall(PetscLogEventEnd(MAT_ClusterSym, A, B, 0, 0));
   const pcluster::SpgemmStats &s = data->plan.stats();
   if (s.seconds_clustering > 0) PetscCall(PetscClusterLogEventAddTime_Private(MAT_ClusterCluster, s.seconds_clustering));
   MatClusterStamp(A, Av, &data->A);
   MatClusterStamp(B, Bv, &data->B);
+  data->values_from_symbolic = fuse;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &data->stateA));
+  PetscCall(PetscObjectStateGet((PetscObject)B, &data->stateB));
   data->nnz_c = (pcluster::Count)cj.size();
 
   /* C in place: sizes, then type and structure with zeros (MatHeaderReplace replaces C->ops) */
   PetscCall(PetscTime(&t0));
   PetscCall(MatSetSizes(C, A->rmap->n, B->cmap->n, A->rmap->N, B->cmap->N));
-  PetscCall(MatSeqAIJSetStructure_Cluster(C, A, B, ci, cj)); /* sets C's type (and so C->ops) */
+  PetscCall(MatSeqAIJSetStructure_Cluster(C, A, B, ci, cj, cv)); /* sets C's type (and so C->ops) */
   PetscCall(PetscTime(&t1));
   data->seconds_csr = t1 - t0;
 
