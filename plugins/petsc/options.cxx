@@ -23,7 +23,8 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   pcluster::SpgemmOptions  o; /* the core's defaults */
   PetscInt                 size, topk, threads, acc = 0, rbs = 1, cbs = 1;
   PetscReal                threshold;
-  PetscBool                flg;
+  PetscBool                flg, accset = PETSC_FALSE;
+  char                     accname[64] = "auto";
 
   PetscFunctionBegin;
   /* algorithm name -> kernel and clustering scheme */
@@ -59,13 +60,23 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   PetscCall(PetscOptionsInt("-mat_cluster_size", "Rows per cluster (cluster_fixed) or maximum cluster size (cluster_variable, cluster_hierarchical, cluster), 1..64", "PetscClusterInitializePackage", size, &size, NULL));
   PetscCall(PetscOptionsReal("-mat_cluster_jaccard_threshold", "Minimum Jaccard similarity for a row to join a cluster, [0,1]", "PetscClusterInitializePackage", threshold, &threshold, NULL));
   PetscCall(PetscOptionsInt("-mat_cluster_topk", "Candidate pairs kept per row by cluster_hierarchical (0: cluster size - 1)", "PetscClusterInitializePackage", topk, &topk, NULL));
-  PetscCall(PetscOptionsEList("-mat_cluster_accumulator", "Accumulator for a row's partial products", "PetscClusterInitializePackage", MatClusterAccumulators, PETSC_STATIC_ARRAY_LENGTH(MatClusterAccumulators), MatClusterAccumulators[acc], &acc, NULL));
+  /* Read as a string and matched here: PETSc 3.18.5's PetscOptionsEList overruns its message buffer
+     by one byte when reporting an unknown value for this list (seen under valgrind). */
+  PetscCall(PetscOptionsString("-mat_cluster_accumulator", "Accumulator for a row's partial products: auto, hash, dense", "PetscClusterInitializePackage", MatClusterAccumulators[0], accname, sizeof(accname), &accset));
   PetscCall(PetscOptionsInt("-mat_cluster_threads", "OpenMP threads for the product (0: the OpenMP default)", "PetscClusterInitializePackage", threads, &threads, NULL));
   PetscOptionsEnd();
 
   PetscCheck(size >= 1 && size <= pcluster::kMaxClusterSize, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_size %" PetscInt_FMT " is out of range: must be in [1, %d]", prefix, size, pcluster::kMaxClusterSize);
   PetscCheck(threshold >= 0 && threshold <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_jaccard_threshold %g is out of range: must be in [0, 1]", prefix, (double)threshold);
-  PetscCheck(topk >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_topk %" PetscInt_FMT " is out of range: must be >= 0 (0 means cluster size - 1)", prefix, topk);
+  PetscCheck(topk >= 0 && topk < pcluster::kMaxClusterSize, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_topk %" PetscInt_FMT " is out of range: must be in [0, %d] (0 means cluster size - 1)", prefix, topk, pcluster::kMaxClusterSize - 1);
+  if (accset) {
+    PetscBool found = PETSC_FALSE;
+    for (PetscInt k = 0; k < (PetscInt)PETSC_STATIC_ARRAY_LENGTH(MatClusterAccumulators) && !found; ++k) {
+      PetscCall(PetscStrcasecmp(accname, MatClusterAccumulators[k], &found));
+      if (found) acc = k;
+    }
+    PetscCheck(found, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-%smat_cluster_accumulator %s is unknown: valid choices are auto, hash, dense", prefix, accname);
+  }
   PetscCheck(threads >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_threads %" PetscInt_FMT " is out of range: must be >= 0 (0 means the OpenMP default)", prefix, threads);
 
   o.clustering.cluster_size      = (int)size;
