@@ -1,0 +1,285 @@
+static char help[] = "Compares C = A*B computed by PETSc's default SeqAIJ algorithm with each petsc-cluster\n\
+algorithm: identical nonzero pattern and values within a relative tolerance, after the symbolic\n\
+and numeric phases and again after the operands' values change (numeric reuse).\n\
+Options:\n\
+  -f <file>                Matrix Market (.mtx) or PETSc binary matrix\n\
+  -pairing <aa|ata|aat>    the product: A*A (default for square A), A^T*A (default otherwise), A*A^T\n\
+  -algorithms <a,b,...>    names to check (default: cluster,cluster_fixed,cluster_variable,\n\
+                           cluster_hierarchical,rowwise)\n\
+  -rtol <1e-12>            tolerance on max|C - C_ref| / max|C_ref|\n\
+  -skip_if_missing         exit with code 77 (a skipped test) if the file does not exist\n\
+Our product C has no options prefix, so -mat_cluster_size etc. apply to it; the reference product\n\
+has the prefix ref_. Exits with code 1 if any algorithm disagrees with the reference.\n\n";
+
+// Uses only public headers: PETSc's and the plugin's (registered by PetscClusterInitializePackage),
+// plus the core's Matrix Market reader.
+
+#include <petsccluster.h>
+#include <petscmat.h>
+#include <petscsys.h>
+#include <petsctime.h>
+
+#include "pcluster/matrix_market.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Loads a Matrix Market or PETSc binary file into a MATSEQAIJ.
+PetscErrorCode LoadMatrix(const char *path, Mat *A)
+{
+  PetscFunctionBeginUser;
+  const std::string p(path);
+  const bool mtx = p.size() > 4 && p.compare(p.size() - 4, 4, ".mtx") == 0;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  if (mtx) {
+    pcluster::CsrMatrix<PetscInt, PetscScalar> M;
+    PetscCallCXX(M = pcluster::read_matrix_market<PetscInt, PetscScalar>(p));
+    PetscCall(MatSetSizes(*A, M.nrows, M.ncols, M.nrows, M.ncols));
+    PetscCall(MatSetType(*A, MATSEQAIJ));
+    PetscCall(MatSeqAIJSetPreallocationCSR(*A, M.rowptr.data(), M.colidx.data(), M.values.empty() ? nullptr : M.values.data()));
+  } else {
+    PetscViewer viewer;
+    PetscCall(MatSetType(*A, MATSEQAIJ));
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, path, FILE_MODE_READ, &viewer));
+    PetscCall(MatLoad(*A, viewer));
+    PetscCall(PetscViewerDestroy(&viewer));
+  }
+  PetscFunctionReturn(0);
+}
+
+struct Difference {
+  bool      pattern_equal = false;
+  PetscReal max_rel       = 0; // max |C - Cref| / max |Cref|
+  char      where[256]    = "";
+};
+
+// Compares the CSR structure and values of C with Cref.
+PetscErrorCode CompareProducts(Mat Cref, Mat C, Difference *d)
+{
+  PetscInt           mr, nr, m, n, nref, nc;
+  const PetscInt    *iref, *jref, *ic, *jc;
+  PetscBool          done_ref, done;
+  const PetscScalar *vref, *vc;
+
+  PetscFunctionBeginUser;
+  *d = Difference{};
+  PetscCall(MatGetSize(Cref, &mr, &nr));
+  PetscCall(MatGetSize(C, &m, &n));
+  if (m != mr || n != nr) {
+    PetscCall(PetscSNPrintf(d->where, sizeof(d->where), "size %" PetscInt_FMT "x%" PetscInt_FMT " != %" PetscInt_FMT "x%" PetscInt_FMT, m, n, mr, nr));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatGetRowIJ(Cref, 0, PETSC_FALSE, PETSC_FALSE, &nref, &iref, &jref, &done_ref));
+  PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &nc, &ic, &jc, &done));
+  PetscCheck(done_ref && done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ() not available");
+  d->pattern_equal = PETSC_TRUE;
+  for (PetscInt i = 0; i < m && d->pattern_equal; ++i) {
+    if (ic[i + 1] - ic[i] != iref[i + 1] - iref[i]) {
+      d->pattern_equal = PETSC_FALSE;
+      PetscCall(PetscSNPrintf(d->where, sizeof(d->where), "row %" PetscInt_FMT " has %" PetscInt_FMT " entries, reference %" PetscInt_FMT, i, ic[i + 1] - ic[i], iref[i + 1] - iref[i]));
+      break;
+    }
+    for (PetscInt t = 0; t < ic[i + 1] - ic[i]; ++t) {
+      if (jc[ic[i] + t] != jref[iref[i] + t]) {
+        d->pattern_equal = PETSC_FALSE;
+        PetscCall(PetscSNPrintf(d->where, sizeof(d->where), "row %" PetscInt_FMT ", entry %" PetscInt_FMT ": column %" PetscInt_FMT ", reference %" PetscInt_FMT, i, t, jc[ic[i] + t], jref[iref[i] + t]));
+        break;
+      }
+    }
+  }
+  if (d->pattern_equal) {
+    PetscReal scale = 0, diff = 0;
+    PetscInt  at    = -1;
+    PetscCall(MatSeqAIJGetArrayRead(Cref, &vref));
+    PetscCall(MatSeqAIJGetArrayRead(C, &vc));
+    for (PetscInt k = 0; k < iref[m]; ++k) scale = std::max(scale, PetscAbsScalar(vref[k]));
+    for (PetscInt k = 0; k < iref[m]; ++k) {
+      const PetscReal e = PetscAbsScalar(vc[k] - vref[k]);
+      if (!(e <= diff)) { // also catches NaN
+        diff = std::isnan(e) ? PETSC_INFINITY : e;
+        at   = k;
+      }
+    }
+    d->max_rel = scale > 0 ? diff / scale : diff;
+    if (at >= 0) {
+      PetscInt row = (PetscInt)(std::upper_bound(iref, iref + m + 1, at) - iref) - 1;
+      PetscCall(PetscSNPrintf(d->where, sizeof(d->where), "largest difference at (%" PetscInt_FMT ",%" PetscInt_FMT "): %g vs reference %g", row, jref[at], (double)PetscRealPart(vc[at]), (double)PetscRealPart(vref[at])));
+    }
+    PetscCall(MatSeqAIJRestoreArrayRead(C, &vc));
+    PetscCall(MatSeqAIJRestoreArrayRead(Cref, &vref));
+  }
+  PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &nc, &ic, &jc, &done));
+  PetscCall(MatRestoreRowIJ(Cref, 0, PETSC_FALSE, PETSC_FALSE, &nref, &iref, &jref, &done_ref));
+  PetscFunctionReturn(0);
+}
+
+// New values, same pattern: every entry scaled by its own factor in [-1.5, 1.5] (not a uniform
+// scaling, which a kernel that caches values could get right by accident).
+PetscErrorCode PerturbValues(Mat A, PetscInt salt)
+{
+  PetscScalar *v;
+  PetscInt     m, nz;
+  MatInfo      info;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(A, &m, NULL));
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  nz = (PetscInt)info.nz_used;
+  PetscCall(MatSeqAIJGetArray(A, &v));
+  for (PetscInt k = 0; k < nz; ++k) v[k] *= (PetscReal)(((k * 7 + salt) % 13) - 6) / 4.0 + 0.01;
+  PetscCall(MatSeqAIJRestoreArray(A, &v));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CreateProduct(Mat L, Mat R, const char *alg, const char *prefix, Mat *C, PetscLogDouble *t_sym, PetscLogDouble *t_num)
+{
+  PetscLogDouble t0, t1, t2;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatProductCreate(L, R, NULL, C));
+  if (prefix) PetscCall(MatSetOptionsPrefix(*C, prefix));
+  PetscCall(MatProductSetType(*C, MATPRODUCT_AB));
+  PetscCall(MatProductSetAlgorithm(*C, alg));
+  PetscCall(MatProductSetFill(*C, PETSC_DEFAULT));
+  PetscCall(MatProductSetFromOptions(*C));
+  PetscCall(PetscTime(&t0));
+  PetscCall(MatProductSymbolic(*C));
+  PetscCall(PetscTime(&t1));
+  PetscCall(MatProductNumeric(*C));
+  PetscCall(PetscTime(&t2));
+  *t_sym = t1 - t0;
+  *t_num = t2 - t1;
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  char        file[PETSC_MAX_PATH_LEN] = "", pairing[8] = "";
+  char       *algs[16];
+  PetscInt    nalgs = 16, m, n;
+  PetscReal   rtol  = 1e-12;
+  PetscBool   skip_if_missing = PETSC_FALSE, flg, exists;
+  PetscMPIInt size;
+  Mat         A, L0 = NULL, R0 = NULL;
+  MatInfo     info;
+  int         failures = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscClusterInitializePackage());
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "compare_products is a uniprocessor (SeqAIJ) program");
+
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "compare_products options", NULL);
+  PetscCall(PetscOptionsString("-f", "Matrix Market (.mtx) or PETSc binary file", NULL, file, file, sizeof(file), &flg));
+  PetscCall(PetscOptionsString("-pairing", "aa, ata or aat", NULL, pairing, pairing, sizeof(pairing), NULL));
+  PetscCall(PetscOptionsStringArray("-algorithms", "Algorithms to compare with PETSc's default", NULL, algs, &nalgs, &flg));
+  if (!flg) nalgs = 0;
+  PetscCall(PetscOptionsReal("-rtol", "Relative tolerance", NULL, rtol, &rtol, NULL));
+  PetscCall(PetscOptionsBool("-skip_if_missing", "Exit with code 77 if the file does not exist", NULL, skip_if_missing, &skip_if_missing, NULL));
+  PetscOptionsEnd();
+  PetscCheck(file[0], PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "Give a matrix file with -f");
+
+  PetscCall(PetscTestFile(file, 'r', &exists));
+  if (!exists && skip_if_missing) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SKIPPED: matrix file not found: %s\n", file));
+    for (PetscInt i = 0; i < nalgs; ++i) PetscCall(PetscFree(algs[i]));
+    PetscCall(PetscFinalize());
+    return 77;
+  }
+  PetscCheck(exists, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot read matrix file %s", file);
+  if (nalgs == 0) {
+    const char *def[] = {MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTERFIXED, MATPRODUCTALGORITHMCLUSTERVARIABLE, MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, MATPRODUCTALGORITHMROWWISE};
+    for (const char *d : def) PetscCall(PetscStrallocpy(d, &algs[nalgs++]));
+  }
+
+  PetscCall(LoadMatrix(file, &A));
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  if (!pairing[0]) PetscCall(PetscStrcpy(pairing, m == n ? "aa" : "ata"));
+  PetscCall(PetscStrcmp(pairing, "aa", &flg));
+  if (flg) {
+    PetscCheck(m == n, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-pairing aa needs a square matrix, %s is %" PetscInt_FMT "x%" PetscInt_FMT, file, m, n);
+    L0 = A;
+    PetscCall(PetscObjectReference((PetscObject)A));
+  } else {
+    Mat At;
+    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &At));
+    PetscCall(PetscStrcmp(pairing, "ata", &flg));
+    if (flg) {
+      L0 = At;
+      R0 = A;
+    } else {
+      PetscCall(PetscStrcmp(pairing, "aat", &flg));
+      PetscCheck(flg, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pairing %s: use aa, ata or aat", pairing);
+      L0 = A;
+      R0 = At;
+    }
+    PetscCall(PetscObjectReference((PetscObject)A));
+  }
+  PetscCall(MatDestroy(&A));
+
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " x %" PetscInt_FMT ", nnz %.0f, product %s, rtol %g\n", file, m, n, info.nz_used, pairing, (double)rtol));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12s %8s %12s %12s %12s %12s %10s\n", "algorithm", "nnz(C)", "pattern", "rel.err", "reuse.err", "repeat.err", "symbolic s", "numeric s"));
+
+  for (PetscInt a = 0; a < nalgs; ++a) {
+    Mat            L, R, Cref, C;
+    PetscLogDouble ts_ref, tn_ref, ts, tn;
+    Difference     d0, d1, d2;
+    MatInfo        cinfo;
+    PetscBool      ok;
+
+    // Fresh copies of the operands (the reuse step below changes their values).
+    PetscCall(MatDuplicate(L0, MAT_COPY_VALUES, &L));
+    if (R0) PetscCall(MatDuplicate(R0, MAT_COPY_VALUES, &R));
+    else {
+      R = L; // A*A: one matrix on both sides, as PETSc programs do
+      PetscCall(PetscObjectReference((PetscObject)L));
+    }
+    PetscCall(CreateProduct(L, R, MATPRODUCTALGORITHMDEFAULT, "ref_", &Cref, &ts_ref, &tn_ref));
+    PetscCall(CreateProduct(L, R, algs[a], NULL, &C, &ts, &tn));
+    PetscCall(CompareProducts(Cref, C, &d0));
+
+    // Numeric reuse: new values in both operands, the same patterns.
+    PetscCall(PerturbValues(L, 3));
+    if (R != L) {
+      PetscCall(PerturbValues(R, 5));
+      PetscCall(MatScale(R, -0.5));
+    } else PetscCall(MatScale(L, 0.75));
+    PetscCall(MatProductNumeric(Cref));
+    PetscCall(MatProductNumeric(C));
+    PetscCall(CompareProducts(Cref, C, &d1));
+    // And once more without changes (numeric must be repeatable).
+    PetscCall(MatProductNumeric(C));
+    PetscCall(CompareProducts(Cref, C, &d2));
+
+    PetscCall(MatGetInfo(C, MAT_LOCAL, &cinfo));
+    ok = (PetscBool)(d0.pattern_equal && d1.pattern_equal && d2.pattern_equal && d0.max_rel <= rtol && d1.max_rel <= rtol && d2.max_rel <= rtol);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12.0f %8s %12.3e %12.3e %12.3e %12.4f %10.4f%s\n", algs[a], cinfo.nz_used, d0.pattern_equal && d1.pattern_equal && d2.pattern_equal ? "same" : "DIFFERS", (double)d0.max_rel, (double)d1.max_rel, (double)d2.max_rel, ts, tn, ok ? "" : "   <-- MISMATCH"));
+    if (!ok) {
+      ++failures;
+      for (const Difference *d : {&d0, &d1, &d2})
+        if (d->where[0] && (!d->pattern_equal || d->max_rel > rtol)) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    %s\n", d->where));
+    }
+    if (a == 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12s %8s %12s %12s %12s %12.4f %10.4f\n", "(PETSc default)", "", "", "", "", "", ts_ref, tn_ref));
+
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&Cref));
+    PetscCall(MatDestroy(&L));
+    PetscCall(MatDestroy(&R));
+  }
+  if (failures) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAILED: %d algorithm(s) disagree with PETSc's default\n", failures));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PASSED: all %" PetscInt_FMT " algorithms equal PETSc's default\n", nalgs));
+
+  for (PetscInt i = 0; i < nalgs; ++i) PetscCall(PetscFree(algs[i]));
+  PetscCall(MatDestroy(&L0));
+  PetscCall(MatDestroy(&R0));
+  PetscCall(PetscFinalize());
+  return failures ? 1 : 0;
+}

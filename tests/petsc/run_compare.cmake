@@ -1,0 +1,100 @@
+# Runs a PETSc program and checks it the way PETSc's own test harness does: exit code 0, and
+# (when EXPECTED is given) its standard output equal to the expected output file installed next
+# to the stock program, after an optional line filter.
+#
+#   cmake -DEXE=prog -DARGS="a|b|c" [-DEXPECTED=file.out | -DREF_ARGS="a|b"] [-DFILTER_OUT=regex]
+#         [-DREQUIRE_REGEX=regex] [-DWORKDIR=dir] -P run_compare.cmake
+#
+# REF_ARGS: instead of a file, the expected output is that of a run of the same program with these
+# arguments (PETSc's own algorithms): used where the installed output file was made on another
+# platform and differs in the last printed digits even for PETSc's own run here.
+# FORBID_REGEX (optional): the combined stdout+stderr must not match it (e.g. -malloc_dump's report
+# of unfreed memory).
+# REQUIRE_REGEX (optional): the combined stdout+stderr must match it (e.g. an -info line showing
+# that the plugin, not PETSc, ran the product).
+# FILTER_OUT drops every output line matching the regex (PETSc's "filter: grep -v ..." in a TEST
+# block). Comparison ignores trailing white space on each line and trailing empty lines.
+cmake_minimum_required(VERSION 3.18)
+if(NOT DEFINED EXE)
+  message(FATAL_ERROR "run_compare.cmake: EXE not set")
+endif()
+string(REPLACE "|" ";" _args "${ARGS}")
+if(NOT DEFINED WORKDIR)
+  set(WORKDIR ".")
+endif()
+execute_process(COMMAND ${EXE} ${_args}
+  WORKING_DIRECTORY ${WORKDIR}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(REPLACE ";" "|" _shown "${_args}")
+if(NOT rc EQUAL 0)
+  message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
+  message(FATAL_ERROR "FAILED: ${EXE} ${ARGS} exited with ${rc}")
+endif()
+if(NOT "${err}" STREQUAL "")
+  message("---- stderr (exit code 0) ----\n${err}")
+endif()
+
+function(_normalise text outvar)
+  # One list element per line; escape ';' so list operations keep lines intact.
+  string(REPLACE ";" "<SEMI>" text "${text}")
+  string(REPLACE "\r" "" text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  set(result "")
+  foreach(line IN LISTS lines)
+    if(DEFINED FILTER_OUT AND NOT "${FILTER_OUT}" STREQUAL "" AND line MATCHES "${FILTER_OUT}")
+      continue()
+    endif()
+    string(REGEX REPLACE "[ \t]+$" "" line "${line}")
+    string(APPEND result "${line}\n")
+  endforeach()
+  string(REGEX REPLACE "\n+$" "" result "${result}")
+  set(${outvar} "${result}" PARENT_SCOPE)
+endfunction()
+
+if(DEFINED FORBID_REGEX AND NOT "${FORBID_REGEX}" STREQUAL "")
+  if("${out}\n${err}" MATCHES "${FORBID_REGEX}")
+    message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
+    message(FATAL_ERROR "FAILED: output matches /${FORBID_REGEX}/")
+  endif()
+endif()
+if(DEFINED REQUIRE_REGEX AND NOT "${REQUIRE_REGEX}" STREQUAL "")
+  if(NOT "${out}\n${err}" MATCHES "${REQUIRE_REGEX}")
+    message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
+    message(FATAL_ERROR "FAILED: output does not match /${REQUIRE_REGEX}/")
+  endif()
+endif()
+
+set(_have_expected FALSE)
+if(DEFINED REF_ARGS AND NOT "${REF_ARGS}" STREQUAL "")
+  # The expected output is that of a reference run of the same program (PETSc's own algorithms).
+  string(REPLACE "|" ";" _ref_args "${REF_ARGS}")
+  execute_process(COMMAND ${EXE} ${_ref_args} WORKING_DIRECTORY ${WORKDIR}
+    RESULT_VARIABLE ref_rc OUTPUT_VARIABLE expected ERROR_VARIABLE ref_err)
+  if(NOT ref_rc EQUAL 0)
+    message("---- reference stderr ----\n${ref_err}")
+    message(FATAL_ERROR "FAILED: the reference run ${EXE} ${REF_ARGS} exited with ${ref_rc}")
+  endif()
+  set(EXPECTED "reference-run.out")
+  set(_have_expected TRUE)
+elseif(DEFINED EXPECTED AND NOT "${EXPECTED}" STREQUAL "")
+  if(NOT EXISTS "${EXPECTED}")
+    message(FATAL_ERROR "expected output file ${EXPECTED} is missing")
+  endif()
+  file(READ "${EXPECTED}" expected)
+  set(_have_expected TRUE)
+endif()
+if(_have_expected)
+  _normalise("${out}" got)
+  _normalise("${expected}" want)
+  if(NOT got STREQUAL want)
+    get_filename_component(_name "${EXPECTED}" NAME)
+    file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${_name}.got" "${got}\n")
+    file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${_name}.want" "${want}\n")
+    execute_process(COMMAND diff -u "${CMAKE_CURRENT_BINARY_DIR}/${_name}.want" "${CMAKE_CURRENT_BINARY_DIR}/${_name}.got"
+      OUTPUT_VARIABLE d)
+    string(SUBSTRING "${d}" 0 4000 d)
+    message("---- diff (expected -> got), first 4000 chars ----\n${d}")
+    message(FATAL_ERROR "FAILED: output of ${EXE} differs from ${EXPECTED}")
+  endif()
+endif()
+message("PASSED: ${EXE} ${ARGS}")

@@ -1,0 +1,374 @@
+// Test helpers for the core unit tests: seeded matrix generators, an independent reference product
+// (the "spec": C = A*B written with a std::map, nothing shared with the kernels), and comparisons
+// that report the first difference in words.
+#pragma once
+
+#include "pcluster/csr.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pctest {
+
+using pcluster::CsrMatrix;
+using pcluster::CsrView;
+
+// A matrix as a sorted map (row, col) -> value: the representation the reference works in.
+using Entries = std::map<std::pair<std::int64_t, std::int64_t>, double>;
+
+struct Dense2 {
+  std::int64_t nrows = 0, ncols = 0;
+  Entries entries;
+};
+
+template <class I>
+CsrMatrix<I, double> to_csr(const Dense2 &M)
+{
+  CsrMatrix<I, double> A;
+  A.nrows = static_cast<I>(M.nrows);
+  A.ncols = static_cast<I>(M.ncols);
+  A.rowptr.assign(static_cast<std::size_t>(M.nrows) + 1, I(0));
+  for (const auto &e : M.entries) A.rowptr[static_cast<std::size_t>(e.first.first) + 1]++;
+  for (std::int64_t i = 0; i < M.nrows; ++i) A.rowptr[i + 1] += A.rowptr[i];
+  // std::map iterates in (row, col) order, so columns come out sorted within rows.
+  for (const auto &e : M.entries) {
+    A.colidx.push_back(static_cast<I>(e.first.second));
+    A.values.push_back(e.second);
+  }
+  return A;
+}
+
+template <class I, class V>
+Dense2 from_view(const CsrView<I, V> &A)
+{
+  Dense2 M;
+  M.nrows = A.nrows;
+  M.ncols = A.ncols;
+  for (I i = 0; i < A.nrows; ++i)
+    for (I p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p)
+      M.entries[{i, A.colidx[p]}] = A.values ? static_cast<double>(A.values[p]) : 1.0;
+  return M;
+}
+
+// The reference: every structural product term creates the entry (even if values cancel), as the
+// symbolic phase of any SpGEMM must. Values of a pattern operand count as 1.
+inline Dense2 reference_product(const Dense2 &A, const Dense2 &B)
+{
+  std::map<std::int64_t, std::vector<std::pair<std::int64_t, double>>> brows;
+  for (const auto &e : B.entries) brows[e.first.first].push_back({e.first.second, e.second});
+  Dense2 C;
+  C.nrows = A.nrows;
+  C.ncols = B.ncols;
+  for (const auto &a : A.entries) {
+    auto it = brows.find(a.first.second);
+    if (it == brows.end()) continue;
+    for (const auto &b : it->second) C.entries[{a.first.first, b.first}] += a.second * b.second;
+  }
+  return C;
+}
+
+inline std::int64_t reference_flops(const Dense2 &A, const Dense2 &B)
+{
+  std::map<std::int64_t, std::int64_t> blen;
+  for (const auto &e : B.entries) blen[e.first.first]++;
+  std::int64_t f = 0;
+  for (const auto &a : A.entries) {
+    auto it = blen.find(a.first.second);
+    if (it != blen.end()) f += it->second;
+  }
+  return f;
+}
+
+// Compares a CSR result (rowptr, colidx, values) with the reference: exact pattern (sorted
+// columns, no extra entries), values within rtol * max|ref|. Returns "" when equal, else the
+// first difference.
+template <class I>
+std::string compare_csr(const Dense2 &ref, std::int64_t nrows, std::int64_t ncols, const std::vector<I> &rowptr,
+                        const std::vector<I> &colidx, const double *values, double rtol = 1e-12)
+{
+  std::ostringstream os;
+  if (nrows != ref.nrows || ncols != ref.ncols) {
+    os << "size " << nrows << "x" << ncols << " != reference " << ref.nrows << "x" << ref.ncols;
+    return os.str();
+  }
+  if (rowptr.size() != static_cast<std::size_t>(nrows) + 1) {
+    os << "rowptr has " << rowptr.size() << " entries, expected " << nrows + 1;
+    return os.str();
+  }
+  if (rowptr[0] != 0) return "rowptr[0] != 0";
+  if (static_cast<std::size_t>(rowptr[nrows]) != colidx.size()) {
+    os << "rowptr[nrows] = " << rowptr[nrows] << " but colidx has " << colidx.size() << " entries";
+    return os.str();
+  }
+  if (static_cast<std::size_t>(colidx.size()) != ref.entries.size()) {
+    os << "nnz " << colidx.size() << " != reference nnz " << ref.entries.size() << "; ";
+  }
+  double scale = 0;
+  for (const auto &e : ref.entries) scale = std::max(scale, std::abs(e.second));
+  if (scale == 0) scale = 1;
+  auto it = ref.entries.begin();
+  for (std::int64_t i = 0; i < nrows; ++i) {
+    if (rowptr[i + 1] < rowptr[i]) {
+      os << "rowptr decreases at row " << i;
+      return os.str();
+    }
+    for (I p = rowptr[i]; p < rowptr[i + 1]; ++p) {
+      const std::int64_t j = colidx[p];
+      if (it == ref.entries.end() || it->first.first != i || it->first.second != j) {
+        os << "pattern differs at row " << i << ": got column " << j;
+        if (it != ref.entries.end()) os << ", reference next entry (" << it->first.first << "," << it->first.second << ")";
+        else os << ", reference has no more entries";
+        return os.str();
+      }
+      if (values) {
+        const double d = std::abs(values[p] - it->second);
+        if (!(d <= rtol * scale)) {
+          os << "value at (" << i << "," << j << ") = " << values[p] << ", reference " << it->second << " (|diff| "
+             << d << ", scale " << scale << ")";
+          return os.str();
+        }
+      }
+      ++it;
+    }
+  }
+  if (it != ref.entries.end()) {
+    os << "missing entry (" << it->first.first << "," << it->first.second << ")";
+    return os.str();
+  }
+  return os.str(); // possibly the nnz note only, which cannot happen if the walk succeeded
+}
+
+template <class I>
+std::string compare_csr(const Dense2 &ref, const CsrMatrix<I, double> &C, double rtol = 1e-12)
+{
+  return compare_csr<I>(ref, C.nrows, C.ncols, C.rowptr, C.colidx, C.values.empty() ? nullptr : C.values.data(), rtol);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generators (all seeded; values uniform in [-1,1] excluding tiny magnitudes so that relative
+// tolerances mean something).
+
+inline double random_value(std::mt19937_64 &rng)
+{
+  std::uniform_real_distribution<double> u(0.1, 1.0);
+  std::bernoulli_distribution sign(0.5);
+  const double v = u(rng);
+  return sign(rng) ? v : -v;
+}
+
+inline Dense2 random_matrix(std::int64_t m, std::int64_t n, double density, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution keep(density);
+  Dense2 M;
+  M.nrows = m;
+  M.ncols = n;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      if (keep(rng)) M.entries[{i, j}] = random_value(rng);
+  return M;
+}
+
+// Row lengths from a power law: a few rows are very long, most are short.
+inline Dense2 powerlaw_matrix(std::int64_t m, std::int64_t n, double alpha, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<std::int64_t> col(0, n - 1);
+  Dense2 M;
+  M.nrows = m;
+  M.ncols = n;
+  for (std::int64_t i = 0; i < m; ++i) {
+    // Pareto-distributed length, clipped to n.
+    const double len = std::pow(1.0 - u(rng), -1.0 / alpha);
+    const std::int64_t L = std::min<std::int64_t>(n, static_cast<std::int64_t>(len));
+    for (std::int64_t t = 0; t < L; ++t) M.entries[{i, col(rng)}] = random_value(rng);
+  }
+  return M;
+}
+
+// Rows come in groups that share most of their pattern (clusterable), in a shuffled order.
+inline Dense2 grouped_matrix(std::int64_t m, std::int64_t n, std::int64_t group, std::int64_t per_row,
+                             std::uint64_t seed, bool shuffle)
+{
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::int64_t> col(0, n - 1);
+  std::bernoulli_distribution drop(0.15);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(m));
+  for (std::int64_t i = 0; i < m; ++i) order[i] = i;
+  if (shuffle) std::shuffle(order.begin(), order.end(), rng);
+  Dense2 M;
+  M.nrows = m;
+  M.ncols = n;
+  std::vector<std::int64_t> base;
+  for (std::int64_t i = 0; i < m; ++i) {
+    if (i % group == 0) {
+      base.clear();
+      for (std::int64_t t = 0; t < per_row; ++t) base.push_back(col(rng));
+    }
+    for (auto j : base)
+      if (!drop(rng)) M.entries[{order[i], j}] = random_value(rng);
+    if (drop(rng)) M.entries[{order[i], col(rng)}] = random_value(rng);
+  }
+  return M;
+}
+
+inline void zero_rows(Dense2 &M, const std::set<std::int64_t> &rows)
+{
+  for (auto it = M.entries.begin(); it != M.entries.end();)
+    it = rows.count(it->first.first) ? M.entries.erase(it) : std::next(it);
+}
+
+inline void zero_cols(Dense2 &M, const std::set<std::int64_t> &cols)
+{
+  for (auto it = M.entries.begin(); it != M.entries.end();)
+    it = cols.count(it->first.second) ? M.entries.erase(it) : std::next(it);
+}
+
+inline void fill_row(Dense2 &M, std::int64_t i, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  for (std::int64_t j = 0; j < M.ncols; ++j) M.entries[{i, j}] = random_value(rng);
+}
+
+// Same pattern, new values.
+inline Dense2 revalue(const Dense2 &M, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  Dense2 R = M;
+  for (auto &e : R.entries) e.second = random_value(rng);
+  return R;
+}
+
+inline Dense2 ones(const Dense2 &M)
+{
+  Dense2 R = M;
+  for (auto &e : R.entries) e.second = 1.0;
+  return R;
+}
+
+struct NamedPair {
+  std::string name;
+  Dense2 A, B;
+};
+
+// The catalogue of operand pairs every kernel configuration is run on.
+inline std::vector<NamedPair> product_cases()
+{
+  std::vector<NamedPair> cases;
+  auto add = [&](std::string name, Dense2 A, Dense2 B) { cases.push_back({std::move(name), std::move(A), std::move(B)}); };
+
+  // Degenerate shapes.
+  add("0 rows (0x5 * 5x7)", random_matrix(0, 5, 0.5, 1), random_matrix(5, 7, 0.5, 2));
+  add("inner dim 0 (5x0 * 0x7)", random_matrix(5, 0, 0.5, 3), random_matrix(0, 7, 0.5, 4));
+  add("0 cols (6x4 * 4x0)", random_matrix(6, 4, 0.5, 5), random_matrix(4, 0, 0.5, 6));
+  add("all-zero 5x5 * 5x5", random_matrix(5, 5, 0.0, 7), random_matrix(5, 5, 0.5, 8));
+  add("1x1", random_matrix(1, 1, 1.0, 9), random_matrix(1, 1, 1.0, 10));
+  add("1x1 times empty", random_matrix(1, 1, 1.0, 11), random_matrix(1, 1, 0.0, 12));
+  // Exact cancellation: the entry must stay in the pattern with value 0.
+  {
+    Dense2 A, B;
+    A.nrows = 2, A.ncols = 2, B.nrows = 2, B.ncols = 2;
+    A.entries[{0, 0}] = 1, A.entries[{0, 1}] = 1, A.entries[{1, 1}] = 2;
+    B.entries[{0, 0}] = 1, B.entries[{1, 0}] = -1, B.entries[{1, 1}] = 3;
+    add("cancellation 2x2", A, B);
+  }
+  // Random, several densities and shapes (square and rectangular).
+  const double dens[] = {0.02, 0.1, 0.3, 0.8};
+  std::uint64_t seed = 100;
+  for (double d : dens) {
+    add("random 40x40*40x40 d=" + std::to_string(d), random_matrix(40, 40, d, seed), random_matrix(40, 40, d, seed + 1));
+    add("random 37x53*53x29 d=" + std::to_string(d), random_matrix(37, 53, d, seed + 2), random_matrix(53, 29, d, seed + 3));
+    seed += 10;
+  }
+  add("random 1x60*60x70", random_matrix(1, 60, 0.3, 150), random_matrix(60, 70, 0.1, 151));
+  add("random 70x1*1x45", random_matrix(70, 1, 0.7, 152), random_matrix(1, 45, 0.5, 153));
+  add("random 90x3*3x200 (short rows, wide B)", random_matrix(90, 3, 0.6, 154), random_matrix(3, 200, 0.4, 155));
+  add("random 200x150*150x120 d=0.03", random_matrix(200, 150, 0.03, 156), random_matrix(150, 120, 0.03, 157));
+  // Empty rows and columns in both operands.
+  {
+    Dense2 A = random_matrix(50, 45, 0.2, 160), B = random_matrix(45, 55, 0.2, 161);
+    zero_rows(A, {0, 1, 7, 20, 21, 22, 49});
+    zero_cols(A, {0, 3, 44});
+    zero_rows(B, {5, 6, 30});
+    zero_cols(B, {0, 10, 11, 54});
+    add("empty rows/cols 50x45*45x55", A, B);
+  }
+  // One dense row in A, and one dense row in B (a hub column k of A reaches every column of C).
+  {
+    Dense2 A = random_matrix(60, 60, 0.05, 170), B = random_matrix(60, 60, 0.05, 171);
+    fill_row(A, 17, 172);
+    fill_row(B, 3, 173);
+    add("dense rows 60x60", A, B);
+  }
+  // Power-law rows (A*A-like and A*B).
+  {
+    Dense2 P = powerlaw_matrix(300, 300, 1.1, 180);
+    add("power-law 300x300 squared", P, P);
+    add("power-law 250x400 * random 400x80", powerlaw_matrix(250, 400, 0.9, 181), random_matrix(400, 80, 0.02, 182));
+  }
+  // Clusterable rows, in order and shuffled (hierarchical should find the shuffled groups).
+  add("grouped 128x100 in order", grouped_matrix(128, 100, 4, 6, 190, false), random_matrix(100, 90, 0.05, 191));
+  add("grouped 130x100 shuffled", grouped_matrix(130, 100, 5, 8, 192, true), random_matrix(100, 90, 0.05, 193));
+  // Block structure (bs 3): rows of a node share a pattern.
+  {
+    Dense2 G = grouped_matrix(96, 96, 3, 9, 194, false);
+    add("block bs3 96x96 squared", G, G);
+  }
+  // Full 64-row clusters: 130 identical rows except row 63 and row 127 (the last row of each
+  // 64-row cluster, mask bit 63) which alone hold one more column each.
+  {
+    Dense2 A;
+    A.nrows = 130;
+    A.ncols = 50;
+    std::mt19937_64 rng(200);
+    for (std::int64_t i = 0; i < 130; ++i)
+      for (std::int64_t j : {2, 11, 17, 30, 41}) A.entries[{i, j}] = random_value(rng);
+    A.entries[{63, 49}] = 1.5;
+    A.entries[{127, 48}] = -2.5;
+    add("130 identical rows + bit-63 columns", A, random_matrix(50, 70, 0.1, 201));
+  }
+  // Long output rows (hash tables far above a cache line of entries, dense arrays wide).
+  {
+    Dense2 A = random_matrix(40, 1500, 0.002, 210);
+    for (std::int64_t i : {0, 13, 39}) {
+      std::mt19937_64 rng(211 + i);
+      std::uniform_int_distribution<std::int64_t> col(0, 1499);
+      for (int t = 0; t < 200; ++t) A.entries[{i, col(rng)}] = random_value(rng);
+    }
+    add("long output rows 40x1500*1500x12000", A, random_matrix(1500, 12000, 0.0015, 212));
+  }
+  // Hash-unfriendly columns: B is 40 x 2^20 with columns at multiples of 4096 (equal low bits).
+  {
+    Dense2 B;
+    B.nrows = 40;
+    B.ncols = std::int64_t(1) << 20;
+    std::mt19937_64 rng(220);
+    std::uniform_int_distribution<std::int64_t> slot(0, 255);
+    for (std::int64_t k = 0; k < 40; ++k)
+      for (int t = 0; t < 40; ++t) B.entries[{k, slot(rng) * 4096 + (t % 3)}] = random_value(rng);
+    add("strided columns 30x40*40x2^20", random_matrix(30, 40, 0.3, 221), B);
+  }
+  // A reaches only empty rows of B: C has no entries although A and B do.
+  {
+    Dense2 A = random_matrix(25, 30, 0.3, 230), B = random_matrix(30, 20, 0.3, 231);
+    std::set<std::int64_t> odd;
+    for (std::int64_t k = 1; k < 30; k += 2) odd.insert(k);
+    zero_cols(A, odd);
+    std::set<std::int64_t> even;
+    for (std::int64_t k = 0; k < 30; k += 2) even.insert(k);
+    zero_rows(B, even);
+    add("A meets only empty rows of B", A, B);
+  }
+  return cases;
+}
+
+} // namespace pctest

@@ -1,0 +1,131 @@
+// CSR views: validate(), transpose(), checked_index() / IndexOverflow.
+#include "reference.hpp"
+
+#include "pcluster/csr.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace pcluster;
+using pctest::Dense2;
+
+TEMPLATE_TEST_CASE("transpose matches the reference", "[csr]", std::int32_t, std::int64_t)
+{
+  using I = TestType;
+  for (const auto &cs : pctest::product_cases()) {
+    for (const Dense2 *D : {&cs.A, &cs.B}) {
+      INFO(cs.name);
+      const auto A = pctest::to_csr<I>(*D);
+      Dense2 T;
+      T.nrows = D->ncols;
+      T.ncols = D->nrows;
+      for (const auto &e : D->entries) T.entries[{e.first.second, e.first.first}] = e.second;
+      const auto At = transpose<I, double>(A.view());
+      REQUIRE(At.values.size() == At.colidx.size());
+      CHECK(pctest::compare_csr<I>(T, At, 0.0) == "");
+      // Transposing twice gives A back.
+      const auto Att = transpose<I, double>(At.view());
+      CHECK(Att.rowptr == A.rowptr);
+      CHECK(Att.colidx == A.colidx);
+      CHECK(Att.values == A.values);
+    }
+  }
+}
+
+TEST_CASE("transpose of a pattern view keeps the pattern", "[csr]")
+{
+  using I = std::int32_t;
+  const Dense2 D = pctest::random_matrix(13, 17, 0.3, 5);
+  const auto A = pctest::to_csr<I>(D);
+  auto Av = A.view();
+  Av.values = nullptr;
+  const auto At = transpose<I, double>(Av);
+  Dense2 T;
+  T.nrows = 17;
+  T.ncols = 13;
+  for (const auto &e : D.entries) T.entries[{e.first.second, e.first.first}] = 1.0;
+  // Values of a pattern transpose are either absent or all ones.
+  CHECK(pctest::compare_csr<I>(T, At.nrows, At.ncols, At.rowptr, At.colidx,
+                               At.values.empty() ? nullptr : At.values.data(), 0.0) == "");
+}
+
+TEST_CASE("validate(CsrView) accepts valid matrices and names the operand and row of a bad one", "[csr][errors]")
+{
+  using I = std::int32_t;
+  const auto good = pctest::to_csr<I>(pctest::random_matrix(6, 5, 0.5, 3));
+  CHECK_NOTHROW(validate(good.view(), "A"));
+  CHECK_NOTHROW(validate(pctest::to_csr<I>(pctest::random_matrix(0, 5, 0.5, 3)).view(), "A"));
+
+  auto expect_bad = [](const CsrMatrix<I, double> &M, const char *what) {
+    INFO(what);
+    bool threw = false;
+    try {
+      validate(M.view(), "Bname");
+    } catch (const std::invalid_argument &e) {
+      threw = true;
+      CHECK(std::string(e.what()).find("Bname") != std::string::npos);
+    }
+    CHECK(threw);
+  };
+  // 2x3: row 0 = {0, 2}, row 1 = {1}
+  CsrMatrix<I, double> M;
+  M.nrows = 2;
+  M.ncols = 3;
+  M.rowptr = {0, 2, 3};
+  M.colidx = {0, 2, 1};
+  M.values = {1, 2, 3};
+  CHECK_NOTHROW(validate(M.view(), "M"));
+  {
+    auto X = M;
+    X.colidx = {2, 0, 1};
+    expect_bad(X, "unsorted row");
+  }
+  {
+    auto X = M;
+    X.colidx = {0, 0, 1};
+    expect_bad(X, "duplicate column");
+  }
+  {
+    auto X = M;
+    X.colidx = {0, 3, 1};
+    expect_bad(X, "column out of range");
+  }
+  {
+    auto X = M;
+    X.colidx = {-1, 2, 1};
+    expect_bad(X, "negative column");
+  }
+  {
+    auto X = M;
+    X.rowptr = {0, 3, 2};
+    expect_bad(X, "decreasing rowptr");
+  }
+  {
+    auto X = M;
+    X.rowptr = {1, 2, 3};
+    expect_bad(X, "rowptr[0] != 0");
+  }
+}
+
+TEST_CASE("checked_index detects overflow of the index type", "[csr][errors]")
+{
+  const Count max32 = std::numeric_limits<std::int32_t>::max();
+  CHECK(checked_index<std::int32_t>(0, "n") == 0);
+  CHECK(checked_index<std::int32_t>(max32, "n") == std::numeric_limits<std::int32_t>::max());
+  CHECK_THROWS_AS(checked_index<std::int32_t>(max32 + 1, "nnz(C)"), IndexOverflow);
+  CHECK_THROWS_AS(checked_index<std::int32_t>(-1, "nnz(C)"), IndexOverflow);
+  CHECK(checked_index<std::int64_t>(max32 + 1, "n") == max32 + 1);
+  try {
+    checked_index<std::int32_t>(Count(1) << 40, "nnz(C)");
+    FAIL("no exception");
+  } catch (const IndexOverflow &e) {
+    CHECK(std::string(e.what()).find("nnz(C)") != std::string::npos);
+  }
+  // IndexOverflow is a std::overflow_error (callers may catch the standard type).
+  CHECK_THROWS_AS(checked_index<std::int32_t>(Count(1) << 33, "x"), std::overflow_error);
+}

@@ -1,0 +1,480 @@
+// SpgemmPlan / multiply against the std::map reference, for every kernel configuration and
+// parameter edge, both index widths; numeric reuse; thread-count determinism; invalid input.
+#include "reference.hpp"
+
+#include "pcluster/generators.hpp"
+#include "pcluster/spgemm.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace pcluster;
+using pctest::Dense2;
+
+namespace {
+
+std::string describe(const SpgemmOptions &o)
+{
+  std::ostringstream os;
+  os << "kernel=" << to_string(o.kernel);
+  if (o.kernel == Kernel::Cluster)
+    os << " scheme=" << to_string(o.scheme) << " size=" << o.clustering.cluster_size
+       << " threshold=" << o.clustering.jaccard_threshold << " topk=" << o.clustering.hierarchical_topk
+       << " row_block_size=" << o.row_block_size;
+  os << " accumulator=" << to_string(o.accumulator) << " threads=" << o.num_threads;
+  return os.str();
+}
+
+// Every configuration the kernels must get right. The cluster sizes include 1, 2, 8, 64 (the
+// cap), and 64 is larger than most test matrices' row counts.
+std::vector<SpgemmOptions> all_configurations()
+{
+  std::vector<SpgemmOptions> out;
+  const Accumulator accs[] = {Accumulator::Auto, Accumulator::Hash, Accumulator::Dense};
+  const int sizes[] = {1, 2, 8, 64};
+  const double thresholds[] = {0.0, 0.3, 1.0};
+  const int topks[] = {0, 1, kMaxClusterSize - 1}; // the largest top-k the core accepts
+  for (Accumulator acc : accs) {
+    SpgemmOptions o;
+    o.kernel = Kernel::Rowwise;
+    o.accumulator = acc;
+    out.push_back(o);
+    for (int s : sizes) {
+      o = SpgemmOptions{};
+      o.kernel = Kernel::Cluster;
+      o.accumulator = acc;
+      o.clustering.cluster_size = s;
+      o.scheme = ClusterScheme::Fixed;
+      out.push_back(o);
+      for (double t : thresholds) {
+        o.clustering.jaccard_threshold = t;
+        o.scheme = ClusterScheme::Variable;
+        out.push_back(o);
+        o.scheme = ClusterScheme::Auto;
+        out.push_back(o);
+        o.scheme = ClusterScheme::Hierarchical;
+        for (int k : topks) {
+          o.clustering.hierarchical_topk = k;
+          out.push_back(o);
+        }
+        o.clustering.hierarchical_topk = 0;
+      }
+    }
+    // Auto with a block-size hint (bs 3, as for 3-dof elasticity).
+    o = SpgemmOptions{};
+    o.kernel = Kernel::Cluster;
+    o.scheme = ClusterScheme::Auto;
+    o.row_block_size = 3;
+    o.accumulator = acc;
+    out.push_back(o);
+  }
+  return out;
+}
+
+// Checks the partition property of a clustering of nrows rows; "" if fine.
+template <class I>
+std::string partition_error(const Clustering<I> &cl, std::int64_t nrows, int cap)
+{
+  std::ostringstream os;
+  if (cl.ptr.empty() || cl.ptr.front() != 0) return "ptr does not start at 0";
+  if (static_cast<std::int64_t>(cl.ptr.back()) != static_cast<std::int64_t>(cl.rows.size()))
+    return "ptr.back() != rows.size()";
+  if (static_cast<std::int64_t>(cl.rows.size()) != nrows) {
+    os << "clustering lists " << cl.rows.size() << " rows, matrix has " << nrows;
+    return os.str();
+  }
+  std::vector<int> seen(static_cast<std::size_t>(nrows), 0);
+  for (I c = 0; c < cl.num_clusters(); ++c) {
+    if (cl.size(c) <= 0) {
+      os << "cluster " << c << " is empty";
+      return os.str();
+    }
+    if (cl.size(c) > cap) {
+      os << "cluster " << c << " has " << cl.size(c) << " rows > cap " << cap;
+      return os.str();
+    }
+    for (I p = cl.ptr[c]; p < cl.ptr[c + 1]; ++p) {
+      const I r = cl.rows[p];
+      if (r < 0 || r >= nrows) {
+        os << "row index " << r << " out of range";
+        return os.str();
+      }
+      if (seen[r]++) {
+        os << "row " << r << " appears twice";
+        return os.str();
+      }
+      if (p > cl.ptr[c] && !(cl.rows[p - 1] < r)) {
+        os << "cluster " << c << " rows not ascending";
+        return os.str();
+      }
+    }
+  }
+  return "";
+}
+
+template <class I>
+struct Product {
+  std::vector<I> rowptr, colidx;
+  std::vector<double> values;
+};
+
+template <class I>
+Product<I> run(const CsrView<I, double> &A, const CsrView<I, double> &B, const SpgemmOptions &o,
+               SpgemmPlan<I, double> *keep = nullptr)
+{
+  Product<I> P;
+  auto plan = SpgemmPlan<I, double>::symbolic(A, B, o, P.rowptr, P.colidx);
+  P.values.assign(P.colidx.size(), -12345.0); // garbage: numeric must overwrite every entry
+  CsrView<I, double> Cv{A.nrows, B.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
+  plan.numeric(A, B, Cv, P.values.data());
+  if (keep) *keep = std::move(plan);
+  return P;
+}
+
+} // namespace
+
+TEMPLATE_TEST_CASE("every kernel configuration matches the reference product", "[spgemm]", std::int32_t,
+                   std::int64_t)
+{
+  using I = TestType;
+  const auto configs = all_configurations();
+  for (const auto &cs : pctest::product_cases()) {
+    const auto A = pctest::to_csr<I>(cs.A);
+    const auto B = pctest::to_csr<I>(cs.B);
+    const Dense2 ref = pctest::reference_product(cs.A, cs.B);
+    const std::int64_t flops = pctest::reference_flops(cs.A, cs.B);
+    for (const auto &o : configs) {
+      INFO("case: " << cs.name << "; " << describe(o));
+      Product<I> P;
+      SpgemmPlan<I, double> plan;
+      REQUIRE_NOTHROW(P = run<I>(A.view(), B.view(), o, &plan));
+      const std::string err = pctest::compare_csr<I>(ref, A.nrows, B.ncols, P.rowptr, P.colidx, P.values.data());
+      CHECK(err == "");
+      CHECK(plan.stats().flops == flops);
+      CHECK(plan.stats().nnz_c == static_cast<Count>(ref.entries.size()));
+      { // fused symbolic+numeric: the values formed in the symbolic pass are the product's
+        std::vector<I> fi, fj;
+        std::vector<double> fv;
+        REQUIRE_NOTHROW(SpgemmPlan<I, double>::symbolic(A.view(), B.view(), o, fi, fj, &fv));
+        CHECK(pctest::compare_csr<I>(ref, A.nrows, B.ncols, fi, fj, fv.data()) == "");
+      }
+      // Auto may fall back to the row-wise kernel when clusters come out too small (documented
+      // rule in src/spgemm.cpp); an explicit scheme never does.
+      if (o.kernel == Kernel::Cluster && o.scheme == ClusterScheme::Auto)
+        CHECK((plan.stats().kernel == Kernel::Cluster || plan.stats().kernel == Kernel::Rowwise));
+      else CHECK(plan.stats().kernel == o.kernel);
+      if (plan.stats().kernel == Kernel::Cluster) {
+        CHECK(plan.stats().scheme != ClusterScheme::Auto); // Auto is resolved by symbolic
+        if (o.scheme != ClusterScheme::Auto) CHECK(plan.stats().scheme == o.scheme);
+        CHECK(plan.stats().cluster_flops >= plan.stats().flops);
+        if (const Clustering<I> *cl = plan.clustering()) {
+          CHECK(partition_error(*cl, cs.A.nrows, o.clustering.cluster_size) == "");
+          CHECK(plan.stats().num_clusters == static_cast<Count>(cl->num_clusters()));
+        }
+      }
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("multiply() one-shot equals the reference", "[spgemm]", std::int32_t, std::int64_t)
+{
+  using I = TestType;
+  for (const auto &cs : pctest::product_cases()) {
+    const auto A = pctest::to_csr<I>(cs.A);
+    const auto B = pctest::to_csr<I>(cs.B);
+    const Dense2 ref = pctest::reference_product(cs.A, cs.B);
+    for (Kernel k : {Kernel::Rowwise, Kernel::Cluster}) {
+      SpgemmOptions o;
+      o.kernel = k;
+      INFO("case: " << cs.name << "; " << describe(o));
+      CsrMatrix<I, double> C;
+      REQUIRE_NOTHROW(C = multiply<I, double>(A.view(), B.view(), o));
+      REQUIRE(C.values.size() == C.colidx.size());
+      CHECK(pctest::compare_csr<I>(ref, C) == "");
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("pattern views (values == nullptr) count every entry as 1", "[spgemm]", std::int32_t, std::int64_t)
+{
+  using I = TestType;
+  const auto configs = all_configurations();
+  for (const auto &cs : pctest::product_cases()) {
+    const auto A = pctest::to_csr<I>(cs.A);
+    const auto B = pctest::to_csr<I>(cs.B);
+    CsrView<I, double> Ap = A.view(), Bp = B.view();
+    Ap.values = nullptr;
+    Bp.values = nullptr;
+    const Dense2 ref_pp = pctest::reference_product(pctest::ones(cs.A), pctest::ones(cs.B));
+    const Dense2 ref_pv = pctest::reference_product(pctest::ones(cs.A), cs.B);
+    const Dense2 ref_vp = pctest::reference_product(cs.A, pctest::ones(cs.B));
+    for (std::size_t c = 0; c < configs.size(); c += 7) { // a spread of the configurations
+      const auto &o = configs[c];
+      INFO("case: " << cs.name << "; " << describe(o));
+      Product<I> P;
+      REQUIRE_NOTHROW(P = run<I>(Ap, Bp, o));
+      CHECK(pctest::compare_csr<I>(ref_pp, A.nrows, B.ncols, P.rowptr, P.colidx, P.values.data()) == "");
+      REQUIRE_NOTHROW(P = run<I>(Ap, B.view(), o));
+      CHECK(pctest::compare_csr<I>(ref_pv, A.nrows, B.ncols, P.rowptr, P.colidx, P.values.data()) == "");
+      REQUIRE_NOTHROW(P = run<I>(A.view(), Bp, o));
+      CHECK(pctest::compare_csr<I>(ref_vp, A.nrows, B.ncols, P.rowptr, P.colidx, P.values.data()) == "");
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("numeric reuse after the values of A and B change gives the new product", "[spgemm][reuse]",
+                   std::int32_t, std::int64_t)
+{
+  using I = TestType;
+  const auto configs = all_configurations();
+  std::uint64_t seed = 5000;
+  for (const auto &cs : pctest::product_cases()) {
+    const Dense2 A2d = pctest::revalue(cs.A, seed++), B2d = pctest::revalue(cs.B, seed++);
+    const Dense2 A3d = pctest::revalue(cs.A, seed++);
+    const auto A = pctest::to_csr<I>(cs.A), B = pctest::to_csr<I>(cs.B);
+    const auto A2 = pctest::to_csr<I>(A2d), B2 = pctest::to_csr<I>(B2d), A3 = pctest::to_csr<I>(A3d);
+    const Dense2 ref2 = pctest::reference_product(A2d, B2d);
+    const Dense2 ref3 = pctest::reference_product(A3d, B2d);
+    for (std::size_t c = 0; c < configs.size(); c += 3) {
+      const auto &o = configs[c];
+      INFO("case: " << cs.name << "; " << describe(o));
+      SpgemmPlan<I, double> plan;
+      Product<I> P;
+      REQUIRE_NOTHROW(P = run<I>(A.view(), B.view(), o, &plan));
+      const CsrView<I, double> Cv{A.nrows, B.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
+      // New values in both operands (new arrays, same patterns).
+      std::fill(P.values.begin(), P.values.end(), -777.0);
+      REQUIRE_NOTHROW(plan.numeric(A2.view(), B2.view(), Cv, P.values.data()));
+      CHECK(pctest::compare_csr<I>(ref2, A.nrows, B.ncols, P.rowptr, P.colidx, P.values.data()) == "");
+      // And again (the plan is const and reusable any number of times).
+      REQUIRE_NOTHROW(plan.numeric(A3.view(), B2.view(), Cv, P.values.data()));
+      CHECK(pctest::compare_csr<I>(ref3, A.nrows, B.ncols, P.rowptr, P.colidx, P.values.data()) == "");
+    }
+  }
+}
+
+TEST_CASE("numeric reuse with values changed in place (same arrays, as PETSc's MatScale does)", "[spgemm][reuse]")
+{
+  using I = std::int32_t;
+  const Dense2 Ad = pctest::grouped_matrix(80, 70, 4, 6, 42, true), Bd = pctest::random_matrix(70, 60, 0.08, 43);
+  auto A = pctest::to_csr<I>(Ad);
+  auto B = pctest::to_csr<I>(Bd);
+  for (const auto &o : all_configurations()) {
+    INFO(describe(o));
+    SpgemmPlan<I, double> plan;
+    Product<I> P = run<I>(A.view(), B.view(), o, &plan);
+    const CsrView<I, double> Cv{A.nrows, B.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
+    auto A2 = A;
+    for (auto &v : A2.values) v *= 0.9;
+    for (std::size_t k = 0; k < A2.values.size(); k += 3) A2.values[k] = -A2.values[k];
+    Dense2 A2d = pctest::from_view(A2.view());
+    plan.numeric(A2.view(), B.view(), Cv, P.values.data());
+    CHECK(pctest::compare_csr<I>(pctest::reference_product(A2d, Bd), A.nrows, B.ncols, P.rowptr, P.colidx,
+                                 P.values.data()) == "");
+  }
+}
+
+TEMPLATE_TEST_CASE("results do not depend on the number of threads", "[spgemm][threads]", std::int32_t, std::int64_t)
+{
+  using I = TestType;
+  const Dense2 Ad = pctest::powerlaw_matrix(400, 400, 1.0, 77);
+  const Dense2 Gd = pctest::grouped_matrix(300, 400, 5, 10, 78, true);
+  const auto A = pctest::to_csr<I>(Ad), G = pctest::to_csr<I>(Gd);
+  for (auto o : all_configurations()) {
+    for (const auto *L : {&G, &A}) {
+      INFO(describe(o));
+      o.num_threads = 1;
+      Product<I> P1 = run<I>(L->view(), A.view(), o);
+      o.num_threads = 2;
+      SpgemmPlan<I, double> plan2;
+      Product<I> P2 = run<I>(L->view(), A.view(), o, &plan2);
+      CHECK(P1.rowptr == P2.rowptr);
+      CHECK(P1.colidx == P2.colidx);
+      CHECK(P1.values == P2.values); // bitwise: every entry is summed in the same order
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("a larger power-law product with heavy rows, 1 and 2 threads", "[spgemm][threads]", std::int32_t,
+                   std::int64_t)
+{
+  using I = TestType;
+  // 3000 rows, Pareto row lengths (a few rows with hundreds of entries): the flop-balanced
+  // partition must not lose or duplicate rows, whatever the split.
+  const Dense2 Ad = pctest::powerlaw_matrix(3000, 3000, 1.2, 300);
+  const Dense2 Bd = pctest::powerlaw_matrix(3000, 2500, 1.6, 301);
+  const auto A = pctest::to_csr<I>(Ad), B = pctest::to_csr<I>(Bd);
+  const Dense2 ref = pctest::reference_product(Ad, Bd);
+  std::vector<SpgemmOptions> configs;
+  for (Accumulator acc : {Accumulator::Auto, Accumulator::Hash, Accumulator::Dense}) {
+    SpgemmOptions o;
+    o.accumulator = acc;
+    configs.push_back(o);
+    o.kernel = Kernel::Cluster;
+    for (ClusterScheme sch : {ClusterScheme::Auto, ClusterScheme::Fixed, ClusterScheme::Variable, ClusterScheme::Hierarchical}) {
+      o.scheme = sch;
+      configs.push_back(o);
+    }
+  }
+  for (auto o : configs)
+    for (int t : {1, 2}) {
+      o.num_threads = t;
+      INFO(describe(o));
+      const Product<I> P = run<I>(A.view(), B.view(), o);
+      CHECK(pctest::compare_csr<I>(ref, A.nrows, B.ncols, P.rowptr, P.colidx, P.values.data()) == "");
+    }
+}
+
+TEST_CASE("random fuzz: shapes, densities, configurations and thread counts", "[spgemm][fuzz]")
+{
+  // 1500 random products, each with a random configuration (any scheme, accumulator, parameter
+  // edge, 0..7 threads), checked against the reference, then reused with new values.
+  std::mt19937_64 rng(20261130);
+  auto pick = [&](int n) { return static_cast<int>(std::uniform_int_distribution<int>(0, n - 1)(rng)); };
+  const int sizes[] = {1, 2, 3, 5, 8, 16, 63, 64};
+  const double thresholds[] = {0.0, 0.1, 0.3, 0.5, 0.9, 1.0};
+  for (int it = 0; it < 1500; ++it) {
+    const std::int64_t m = pick(90), k = pick(90), n = pick(200);
+    const double da = std::pow(10.0, -2.5 * std::uniform_real_distribution<double>(0, 1)(rng));
+    const double db = std::pow(10.0, -2.5 * std::uniform_real_distribution<double>(0, 1)(rng));
+    const std::uint64_t seed = rng();
+    Dense2 Ad = pick(3) == 0 ? pctest::grouped_matrix(std::max<std::int64_t>(m, 1), std::max<std::int64_t>(k, 1),
+                                                     1 + pick(6), 1 + pick(8), seed, pick(2) == 1)
+                             : pctest::random_matrix(m, k, da, seed);
+    const Dense2 Bd = pctest::random_matrix(Ad.ncols, n, db, seed + 1);
+    SpgemmOptions o;
+    o.kernel = pick(4) == 0 ? Kernel::Rowwise : Kernel::Cluster;
+    o.scheme = static_cast<ClusterScheme>(pick(4));
+    o.accumulator = static_cast<Accumulator>(pick(3));
+    o.clustering.cluster_size = sizes[pick(8)];
+    o.clustering.jaccard_threshold = thresholds[pick(6)];
+    o.clustering.hierarchical_topk = pick(3) == 0 ? 0 : pick(kMaxClusterSize);
+    o.row_block_size = 1 + pick(4);
+    o.num_threads = pick(8);
+    INFO("iteration " << it << ": A " << Ad.nrows << "x" << Ad.ncols << " (" << Ad.entries.size() << " nnz), B "
+                      << Bd.nrows << "x" << Bd.ncols << " (" << Bd.entries.size() << " nnz); " << describe(o));
+    const auto A = pctest::to_csr<std::int32_t>(Ad), B = pctest::to_csr<std::int32_t>(Bd);
+    SpgemmPlan<std::int32_t, double> plan;
+    Product<std::int32_t> P;
+    REQUIRE_NOTHROW(P = run<std::int32_t>(A.view(), B.view(), o, &plan));
+    REQUIRE(pctest::compare_csr<std::int32_t>(pctest::reference_product(Ad, Bd), A.nrows, B.ncols, P.rowptr, P.colidx,
+                                              P.values.data()) == "");
+    const Dense2 A2d = pctest::revalue(Ad, seed + 2), B2d = pctest::revalue(Bd, seed + 3);
+    const auto A2 = pctest::to_csr<std::int32_t>(A2d), B2 = pctest::to_csr<std::int32_t>(B2d);
+    const CsrView<std::int32_t, double> Cv{A.nrows, B.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
+    plan.numeric(A2.view(), B2.view(), Cv, P.values.data());
+    REQUIRE(pctest::compare_csr<std::int32_t>(pctest::reference_product(A2d, B2d), A.nrows, B.ncols, P.rowptr,
+                                              P.colidx, P.values.data()) == "");
+  }
+}
+
+TEMPLATE_TEST_CASE("generated operators: Poisson, elasticity (bs 3), R-MAT, geometric, permuted", "[spgemm]",
+                   std::int32_t, std::int64_t)
+{
+  using I = TestType;
+  std::vector<std::pair<std::string, CsrMatrix<I, double>>> mats;
+  mats.push_back({"poisson3d_7pt n=6", poisson3d_7pt<I, double>(6, 3)});
+  mats.push_back({"stencil3d_27pt n=5", stencil3d_27pt<I, double>(5, 4)});
+  const auto E = elasticity3d_27pt<I, double>(4, 5);
+  mats.push_back({"elasticity3d_27pt n=4", E});
+  mats.push_back({"elasticity3d_27pt n=4 permuted by node", permute_symmetric<I, double>(E.view(), std::uint64_t(6), 3)});
+  const auto R = rmat<I, double>(8, 8, true, 7);
+  mats.push_back({"rmat scale 8", R});
+  mats.push_back({"rmat scale 8 without diagonal, permuted", permute_symmetric<I, double>(rmat<I, double>(8, 8, false, 8).view(), std::uint64_t(9))});
+  mats.push_back({"random_geometric_2d 500", random_geometric_2d<I, double>(500, 6.0, false, 10)});
+  for (const auto &nm : mats) {
+    const Dense2 Ad = pctest::from_view(nm.second.view());
+    const Dense2 ref = pctest::reference_product(Ad, Ad);
+    for (auto o : all_configurations()) {
+      for (int bs : {1, 3}) {
+        if (o.kernel != Kernel::Cluster || o.scheme != ClusterScheme::Auto) {
+          if (bs != 1) continue;
+        } else o.row_block_size = bs;
+        INFO(nm.first << "; " << describe(o));
+        SpgemmPlan<I, double> plan;
+        const Product<I> P = run<I>(nm.second.view(), nm.second.view(), o, &plan);
+        CHECK(pctest::compare_csr<I>(ref, nm.second.nrows, nm.second.ncols, P.rowptr, P.colidx, P.values.data()) == "");
+      }
+    }
+  }
+}
+
+TEST_CASE("Auto with a row block size uses fixed clusters of whole nodes", "[spgemm]")
+{
+  using I = std::int32_t;
+  const auto E = elasticity3d_27pt<I, double>(3, 1); // 81 rows, block size 3
+  SpgemmOptions o;
+  o.kernel = Kernel::Cluster;
+  o.scheme = ClusterScheme::Auto;
+  o.row_block_size = 3;
+  std::vector<I> ci, cj;
+  auto plan = SpgemmPlan<I, double>::symbolic(E.view(), E.view(), o, ci, cj);
+  CHECK(plan.stats().kernel == Kernel::Cluster);
+  CHECK(plan.stats().scheme == ClusterScheme::Fixed);
+  CHECK(plan.stats().num_clusters == 27);
+  CHECK(plan.stats().cluster_padding == 0); // the rows of a node share their pattern
+}
+
+TEST_CASE("explicit accumulator choices are honoured in the statistics", "[spgemm]")
+{
+  using I = std::int32_t;
+  const Dense2 Ad = pctest::random_matrix(50, 50, 0.1, 1);
+  const auto A = pctest::to_csr<I>(Ad);
+  for (Kernel k : {Kernel::Rowwise, Kernel::Cluster}) {
+    SpgemmOptions o;
+    o.kernel = k;
+    o.scheme = ClusterScheme::Fixed;
+    o.accumulator = Accumulator::Hash;
+    INFO(describe(o));
+    SpgemmPlan<I, double> plan;
+    run<I>(A.view(), A.view(), o, &plan);
+    CHECK(plan.stats().rows_dense == 0);
+    o.accumulator = Accumulator::Dense;
+    run<I>(A.view(), A.view(), o, &plan);
+    CHECK(plan.stats().rows_dense > 0);
+  }
+}
+
+TEST_CASE("dimension mismatch throws std::invalid_argument", "[spgemm][errors]")
+{
+  using I = std::int32_t;
+  const auto A = pctest::to_csr<I>(pctest::random_matrix(3, 4, 0.5, 1));
+  const auto B = pctest::to_csr<I>(pctest::random_matrix(5, 2, 0.5, 2));
+  std::vector<I> ci, cj;
+  for (Kernel k : {Kernel::Rowwise, Kernel::Cluster}) {
+    SpgemmOptions o;
+    o.kernel = k;
+    INFO(describe(o));
+    CHECK_THROWS_AS((SpgemmPlan<I, double>::symbolic(A.view(), B.view(), o, ci, cj)), std::invalid_argument);
+    CHECK_THROWS_AS((multiply<I, double>(A.view(), B.view(), o)), std::invalid_argument);
+  }
+}
+
+TEST_CASE("invalid clustering options are rejected by the plan", "[spgemm][errors]")
+{
+  using I = std::int32_t;
+  const auto A = pctest::to_csr<I>(pctest::random_matrix(10, 10, 0.3, 1));
+  std::vector<I> ci, cj;
+  SpgemmOptions o;
+  o.kernel = Kernel::Cluster;
+  o.clustering.cluster_size = 0;
+  CHECK_THROWS_AS((SpgemmPlan<I, double>::symbolic(A.view(), A.view(), o, ci, cj)), std::invalid_argument);
+  o.clustering.cluster_size = kMaxClusterSize + 1;
+  CHECK_THROWS_AS((SpgemmPlan<I, double>::symbolic(A.view(), A.view(), o, ci, cj)), std::invalid_argument);
+  o.clustering.cluster_size = 8;
+  o.clustering.jaccard_threshold = 1.5;
+  CHECK_THROWS_AS((SpgemmPlan<I, double>::symbolic(A.view(), A.view(), o, ci, cj)), std::invalid_argument);
+}
+
+TEST_CASE("to_string names the enumerators", "[spgemm]")
+{
+  CHECK(std::string(to_string(Kernel::Rowwise)) != std::string(to_string(Kernel::Cluster)));
+  CHECK(std::string(to_string(Accumulator::Hash)) == "hash");
+  CHECK(std::string(to_string(Accumulator::Dense)) == "dense");
+  CHECK(std::string(to_string(Accumulator::Auto)) == "auto");
+}
