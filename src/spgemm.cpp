@@ -28,6 +28,7 @@
 #include "pcluster/spgemm.hpp"
 
 #include "accumulator.hpp"
+#include "memory.hpp"
 #include "parallel.hpp"
 #include "pcluster/cluster_matrix.hpp"
 
@@ -40,6 +41,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace pcluster {
 
@@ -63,9 +65,13 @@ using namespace detail;
 // scheduling overhead stay negligible.
 constexpr int kChunksPerThread = 8;
 // Auto scheme: a block size above 1 means rows of a node share their pattern (fixed clusters of
-// whole nodes); otherwise variable-length clusters. If they turn out smaller than this on
-// average, the cluster machinery cannot pay for itself and the row-wise kernel runs instead.
+// whole nodes); otherwise variable-length clusters. The cluster kernel saves one column-map
+// lookup per B entry for every extra row of a cluster but multiplies padding zeros too; measured
+// on 3D stencils (s27: pairs with 33% padding ran 1.4x slower than row-wise, e27 node clusters
+// with none 1.2x faster), it pays only when clusters are real and nearly padding-free. Otherwise
+// the row-wise kernel runs instead.
 constexpr double kMinMeanClusterSize = 1.5;
+constexpr double kMaxAutoPaddingRatio = 0.10; // explicit zeros / nnz(A)
 
 double seconds_since(std::chrono::steady_clock::time_point t0)
 {
@@ -111,6 +117,7 @@ struct Workspace {
   std::vector<std::pair<I, I>> sorted;
   std::vector<I> entry_slot;
   std::vector<V> acc;
+  std::vector<V> dense_values; // row-wise numeric with the dense accumulator
 };
 
 // ---- symbolic -------------------------------------------------------------------------------
@@ -154,11 +161,16 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
   if (RowWise) { // columns go straight to the chunk's buffer, then are sorted in place
     I *const begin = out.cols.get() + out.size;
     I *end = begin;
+    I lo = B.ncols, hi = -1; // window of the row's columns, for sorting by scan
     if (!WithValues) {
       for (I t = 0; t < u.n; ++t) {
         const I k = u.cols[t];
         for (I q = bptr[k]; q < bptr[k + 1]; ++q)
-          if (map.mark(bcol[q])) *end++ = bcol[q];
+          if (map.mark(bcol[q])) {
+            *end++ = bcol[q];
+            lo = std::min(lo, bcol[q]);
+            hi = std::max(hi, bcol[q]);
+          }
       }
     } else {
       if (static_cast<Count>(ws.acc.size()) < work) ws.acc.resize(work);
@@ -171,12 +183,17 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
           const I slot = map.insert(bcol[q], inserted);
           if (inserted) {
             *end++ = bcol[q];
+            lo = std::min(lo, bcol[q]);
+            hi = std::max(hi, bcol[q]);
             acc[slot] = a * b_values[q];
           } else acc[slot] += a * b_values[q];
         }
       }
     }
-    sort_small(begin, end, std::less<I>());
+    if constexpr (std::is_same_v<Map, DenseColumnMap<I>>) {
+      if (prefer_scan(end - begin, Count(hi) - lo + 1)) map.sorted_columns(lo, hi + 1, begin);
+      else sort_small(begin, end, std::less<I>());
+    } else sort_small(begin, end, std::less<I>());
     if (WithValues) {
       V *const vals = out.vals.get() + out.size;
       for (I *c = begin; c < end; ++c) vals[c - begin] = ws.acc[map.find(*c)];
@@ -252,8 +269,27 @@ template <bool RowWise, class I, class V, class Map>
 void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, const V *b_values, const CsrView<I, V> &C,
                   V *c_values, Map &map, Workspace<I, V> &ws)
 {
-  map.reset(expected);
-  if (RowWise) {
+  if constexpr (RowWise && std::is_same_v<Map, DenseColumnMap<I>>) {
+    // Dense row-wise: scatter products into an ncols-wide value array, then gather C's row and
+    // reset the touched entries (one indirection per product instead of a slot lookup plus one).
+    (void)map, (void)expected;
+    if (ws.dense_values.size() < static_cast<std::size_t>(C.ncols)) ws.dense_values.assign(C.ncols, V(0));
+    V *const __restrict x = ws.dense_values.data();
+    const I *const __restrict bptr = B.rowptr;
+    const I *const __restrict bcol = B.colidx;
+    const V *const __restrict bval = b_values;
+    for (I t = 0; t < u.n; ++t) {
+      const I k = u.cols[t];
+      const V a = u.values[t];
+      for (I q = bptr[k]; q < bptr[k + 1]; ++q) x[bcol[q]] += a * bval[q];
+    }
+    const I i = u.rows[0];
+    for (I p = C.rowptr[i]; p < C.rowptr[i + 1]; ++p) {
+      c_values[p] = x[C.colidx[p]];
+      x[C.colidx[p]] = V(0);
+    }
+  } else if constexpr (RowWise) { // hash: the slot of a column is its position in C's row
+    map.reset(expected);
     const I i = u.rows[0], base = C.rowptr[i];
     for (I p = base; p < C.rowptr[i + 1]; ++p) {
       map.put(C.colidx[p], p - base); // the slot is the position in the row
@@ -268,26 +304,27 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
       const V a = u.values[t];
       for (I q = bptr[k]; q < bptr[k + 1]; ++q) c[map.find(bcol[q])] += a * bval[q];
     }
-    return;
+  } else { // cluster: s partial sums per slot
+    map.reset(expected);
+    const I s = u.s;
+    bool inserted;
+    ws.entry_slot.clear();
+    for (I l = 0; l < s; ++l)
+      for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) ws.entry_slot.push_back(map.insert(C.colidx[p], inserted));
+    ws.acc.assign(static_cast<std::size_t>(map.size()) * s, V(0));
+    V *acc = ws.acc.data();
+    switch (s) { // common cluster sizes get a compile-time width, so the s-wide update vectorises
+    case 2: accumulate_cluster<2>(u, B, b_values, map, acc); break;
+    case 3: accumulate_cluster<3>(u, B, b_values, map, acc); break;
+    case 4: accumulate_cluster<4>(u, B, b_values, map, acc); break;
+    case 6: accumulate_cluster<6>(u, B, b_values, map, acc); break;
+    case 8: accumulate_cluster<8>(u, B, b_values, map, acc); break;
+    default: accumulate_cluster<0>(u, B, b_values, map, acc);
+    }
+    std::size_t e = 0;
+    for (I l = 0; l < s; ++l)
+      for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) c_values[p] = acc[static_cast<std::size_t>(ws.entry_slot[e++]) * s + l];
   }
-  const I s = u.s;
-  bool inserted;
-  ws.entry_slot.clear();
-  for (I l = 0; l < s; ++l)
-    for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) ws.entry_slot.push_back(map.insert(C.colidx[p], inserted));
-  ws.acc.assign(static_cast<std::size_t>(map.size()) * s, V(0));
-  V *acc = ws.acc.data();
-  switch (s) { // common cluster sizes get a compile-time width, so the s-wide update vectorises
-  case 2: accumulate_cluster<2>(u, B, b_values, map, acc); break;
-  case 3: accumulate_cluster<3>(u, B, b_values, map, acc); break;
-  case 4: accumulate_cluster<4>(u, B, b_values, map, acc); break;
-  case 6: accumulate_cluster<6>(u, B, b_values, map, acc); break;
-  case 8: accumulate_cluster<8>(u, B, b_values, map, acc); break;
-  default: accumulate_cluster<0>(u, B, b_values, map, acc);
-  }
-  std::size_t e = 0;
-  for (I l = 0; l < s; ++l)
-    for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) c_values[p] = acc[static_cast<std::size_t>(ws.entry_slot[e++]) * s + l];
 }
 
 // Unit boundaries of `parts` chunks with about equal total cost (cost prefix sums, binary search).
@@ -400,6 +437,11 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     const double mean = cl.num_clusters() ? double(A.nrows) / cl.num_clusters() : 0.0;
     if (opts.scheme == ClusterScheme::Auto && mean < kMinMeanClusterSize) im.kernel = Kernel::Rowwise;
     else im.clustered = ClusterMatrix<I, V>::build(A, std::move(cl));
+    if (opts.scheme == ClusterScheme::Auto && im.clustered &&
+        static_cast<double>(im.clustered->padding()) > kMaxAutoPaddingRatio * static_cast<double>(A.nnz())) {
+      im.clustered.reset();
+      im.kernel = Kernel::Rowwise;
+    }
     st.seconds_clustering = seconds_since(tc);
   }
   st.kernel = im.kernel;
@@ -448,8 +490,8 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     Count bound = 0;
     for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx)
       bound += std::min<Count>(unit_work[uidx], B.ncols) * (units.M ? units(uidx).s : 1);
-    out[ch].cols.reset(new I[static_cast<std::size_t>(bound)]);
-    if (fused) out[ch].vals.reset(new V[static_cast<std::size_t>(bound)]);
+    out[ch].cols = make_uninitialized_array<I>(static_cast<std::size_t>(bound));
+    if (fused) out[ch].vals = make_uninitialized_array<V>(static_cast<std::size_t>(bound));
   }
   Count dense_rows = 0;
   const Accumulator acc = opts.accumulator;
@@ -485,8 +527,15 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   c_rowptr.resize(static_cast<std::size_t>(A.nrows) + 1);
   c_rowptr[0] = 0;
   for (I i = 0; i < A.nrows; ++i) c_rowptr[i + 1] = c_rowptr[i] + row_count[i];
+  // reserve + advise before resize: the zero-fill then faults in huge pages (src/memory.hpp).
+  c_colidx.reserve(nnz);
+  advise_huge_pages(c_colidx.data(), static_cast<std::size_t>(nnz) * sizeof(I));
   c_colidx.resize(nnz);
-  if (fused) c_values->resize(nnz);
+  if (fused) {
+    c_values->reserve(nnz);
+    advise_huge_pages(c_values->data(), static_cast<std::size_t>(nnz) * sizeof(V));
+    c_values->resize(nnz);
+  }
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
   for (int ch = 0; ch < nchunks; ++ch) {
     for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
@@ -554,7 +603,7 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
         expected = std::min<Count>(expected, C.ncols);
         const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(expected, C.ncols));
         if (dense) {
-          ws.dense.prepare(C.ncols);
+          if (u.s > 1) ws.dense.prepare(C.ncols);
           if (u.s > 1) numeric_unit<false>(u, expected, B, b_values, C, c_values, ws.dense, ws);
           else numeric_unit<true>(u, expected, B, b_values, C, c_values, ws.dense, ws);
         } else {
