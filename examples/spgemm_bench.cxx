@@ -1,0 +1,838 @@
+static const char help[] =
+  "spgemm_bench: times C = A*A (A*A^T if A is not square) with PETSc's SeqAIJ algorithms, SuiteSparse:GraphBLAS GrB_mxm and\n"
+  "petsc-cluster's algorithms, in one run, and checks every result against PETSc's default.\n"
+  "\n"
+  "The matrix (one of; default: -gen p7 -n 60):\n"
+  "  -f <file>              PETSc binary (MatLoad) or Matrix Market (.mtx, petsc-cluster's reader)\n"
+  "  -gen <p7|s27|e27|rmat|rgg> -n <N>\n"
+  "                         p7: 3D 7-point Laplacian, N^3 rows; s27: 3D 27-point stencil, N^3 rows;\n"
+  "                         e27: 3D elasticity-like 27-point stencil of 3x3 blocks, 3 N^3 rows;\n"
+  "                         rmat: R-MAT power-law graph (Graph500), scale N (2^N rows, with diagonal);\n"
+  "                         rgg: 2D random geometric graph, N points, degree ~5, cell-sorted numbering\n"
+  "                         (default N: p7, s27 60; e27 24; rmat 14; rgg 1000000)\n"
+  "  -gen_seed <s>          seed of the generated values and graphs (default 1)\n"
+  "  -shuffle <seed>        apply a random symmetric permutation P A P^T (by node: blocks of 3 for e27,\n"
+  "                         else -shuffle_block_size, default 1)\n"
+  "  -suite                 the generated suite of design/benchmarks.md (9 matrices)\n"
+  "  -suite_scale <s>       multiply the suite's row counts by s (e.g. 0.05 for CI; default 1)\n"
+  "What is run and how:\n"
+  "  -algs <a,b,...>        algorithms (default: all): PETSc's sorted,scalable,scalable_fast,heap,btheap,\n"
+  "                         llcondensed,rowmerge,hypre; graphblas; ours rowwise,cluster,cluster_fixed,\n"
+  "                         cluster_variable,cluster_hierarchical\n"
+  "  -reps <N>              best of N for one-shot and for reuse (default 3)\n"
+  "  -api <matproduct|matmatmult>  matproduct (default): MatProductCreate, SetType(AB), SetAlgorithm,\n"
+  "                         SetFromOptions, Symbolic, Numeric; reuse = Numeric. matmatmult: MatMatMult(\n"
+  "                         MAT_INITIAL_MATRIX) with -matmatmult_via set to each algorithm; reuse =\n"
+  "                         MatMatMult(MAT_REUSE_MATRIX); no separate symbolic figure\n"
+  "  -graphblas_threads <t1,t2,...>  GraphBLAS thread counts, one row each (default: omp_get_max_threads())\n"
+  "  -check_tol <tol>       max |C - C_ref| / max |C_ref| allowed (default 1e-12)\n"
+  "  -json <file>           also write the figures as JSON\n"
+  "Do not pass -mat_product_algorithm (or, with -api matmatmult, -matmatmult_via): the program sets them.\n"
+  "Exit code: nonzero if any result fails its check or any algorithm raises an error.\n";
+
+/*
+  What is timed (the rules of design/benchmarks.md):
+  - one-shot  = MatProductCreate + SetType(AB) + SetAlgorithm + SetFromOptions + Symbolic + first
+                Numeric, on a fresh C each repetition (best of -reps): what
+                MatMatMult(A,A,MAT_INITIAL_MATRIX,...) costs, including whatever an algorithm does
+                in its symbolic phase (clustering, conversion, output assembly);
+  - symbolic  = MatProductSymbolic alone (best of -reps);
+  - reuse     = MatProductNumeric on the existing C (best of -reps), after A has been marked
+                modified (MatSeqAIJGetArray/RestoreArray, untimed): MAT_REUSE_MATRIX after new values;
+  - with -api matmatmult: one-shot = MatMatMult(MAT_INITIAL_MATRIX) with -matmatmult_via set to the
+                algorithm (PETSc's api_user path, which implementations may treat differently, e.g.
+                fuse symbolic and numeric), reuse = MatMatMult(MAT_REUSE_MATRIX); no symbolic figure;
+  - GraphBLAS = GrB_Matrix_new + GrB_mxm(PLUS_TIMES_FP64) + GrB_Matrix_wait + GxB_Matrix_unpack_CSR
+                (sorted CSR arrays in the caller's hands); importing A is not timed. GraphBLAS has
+                no symbolic/numeric split, so it has no symbolic or reuse figure.
+  Every PETSc and petsc-cluster algorithm goes through the same routine, TimeMatProduct(); every
+  result (after the first numeric, after reuse, and after a reuse with A's values doubled) is
+  compared with PETSc's "default" result: same row pointers and column indices, values within
+  -check_tol relative to max |C_ref|.
+*/
+#include <petscmat.h>
+#include <petsctime.h>
+#include <petscviewer.h>
+#include <petsccluster.h>
+
+#include "pcluster/generators.hpp"
+#include "pcluster/matrix_market.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
+
+#if defined(PCLUSTER_HAVE_GRAPHBLAS)
+  #include <complex> /* GraphBLAS.h uses std::complex in C++: include it outside the extern "C" block */
+extern "C" {
+  #include <GraphBLAS.h>
+}
+#endif
+
+using Csr = pcluster::CsrMatrix<PetscInt, PetscScalar>;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+const std::vector<std::string> kPetscAlgs = {"sorted", "scalable", "scalable_fast", "heap", "btheap", "llcondensed", "rowmerge", "hypre"};
+const std::vector<std::string> kOurAlgs = {MATPRODUCTALGORITHMROWWISE, MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTERFIXED,
+                                           MATPRODUCTALGORITHMCLUSTERVARIABLE, MATPRODUCTALGORITHMCLUSTERHIERARCHICAL};
+const char *const kPetscDefault = "sorted"; /* what "default" resolves to for SeqAIJ C=A*B in PETSc 3.18 */
+
+int MaxThreads()
+{
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The matrix                                                                                  */
+
+struct Problem {
+  std::string name;
+  std::string gen;  /* p7, s27, e27, rmat, rgg; empty for a file */
+  std::string file;
+  PetscInt    n = 0;
+  PetscInt    shuffle = -1; /* seed, or -1 for none */
+  PetscInt    shuffle_bs = 1;
+  PetscInt    gen_seed = 1;
+};
+
+Csr Generate(const Problem &p)
+{
+  const std::uint64_t seed = static_cast<std::uint64_t>(p.gen_seed);
+  if (p.gen == "p7") return pcluster::poisson3d_7pt<PetscInt, PetscScalar>(p.n, seed);
+  if (p.gen == "s27") return pcluster::stencil3d_27pt<PetscInt, PetscScalar>(p.n, seed);
+  if (p.gen == "e27") return pcluster::elasticity3d_27pt<PetscInt, PetscScalar>(p.n, seed);
+  if (p.gen == "rmat") return pcluster::rmat<PetscInt, PetscScalar>(static_cast<int>(p.n), 16, true, seed);
+  if (p.gen == "rgg") return pcluster::random_geometric_2d<PetscInt, PetscScalar>(p.n, 5.0, false, seed);
+  throw std::invalid_argument("unknown generator '" + p.gen + "' (valid: p7 s27 e27 rmat rgg)");
+}
+
+PetscErrorCode MatFromCsr(const Csr &M, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, M.nrows, M.ncols, M.nrows, M.ncols));
+  PetscCall(MatSetType(*A, MATSEQAIJ));
+  PetscCall(MatSeqAIJSetPreallocationCSR(*A, M.rowptr.data(), M.colidx.data(), M.values.data()));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CsrFromMat(Mat A, Csr *M)
+{
+  PetscInt           n, m;
+  const PetscInt    *ia, *ja;
+  const PetscScalar *va;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ is not supported by this matrix type");
+  PetscCall(MatSeqAIJGetArrayRead(A, &va));
+  M->nrows = m;
+  M->ncols = n;
+  M->rowptr.assign(ia, ia + m + 1);
+  M->colidx.assign(ja, ja + ia[m]);
+  M->values.assign(va, va + ia[m]);
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &va));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscFunctionReturn(0);
+}
+
+bool EndsWith(const std::string &s, const std::string &suffix)
+{
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/* Builds A (MATSEQAIJ) and its CSR copy (used for flops and the GraphBLAS import). */
+PetscErrorCode BuildProblem(const Problem &p, Mat *A, Csr *M)
+{
+  PetscFunctionBegin;
+  if (!p.file.empty() && !EndsWith(p.file, ".mtx")) {
+    PetscViewer viewer;
+    Mat         L;
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, p.file.c_str(), FILE_MODE_READ, &viewer));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &L));
+    PetscCall(MatSetType(L, MATSEQAIJ));
+    PetscCall(MatLoad(L, viewer));
+    PetscCall(PetscViewerDestroy(&viewer));
+    PetscCall(CsrFromMat(L, M));
+    PetscCall(MatDestroy(&L));
+  } else {
+    try {
+      *M = p.file.empty() ? Generate(p) : pcluster::read_matrix_market<PetscInt, PetscScalar>(p.file);
+    } catch (const std::exception &e) {
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s", e.what());
+    }
+  }
+  if (p.shuffle >= 0) {
+    PetscCheck(M->nrows == M->ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-shuffle: %s is %" PetscInt_FMT " x %" PetscInt_FMT ", not square", p.name.c_str(),
+               M->nrows, M->ncols);
+    PetscCheck(p.shuffle_bs >= 1 && M->nrows % p.shuffle_bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "-shuffle_block_size %" PetscInt_FMT " does not divide the size %" PetscInt_FMT, p.shuffle_bs, M->nrows);
+    PetscCallCXX(*M = pcluster::permute_symmetric(M->view(), static_cast<std::uint64_t>(p.shuffle), static_cast<int>(p.shuffle_bs)));
+  }
+  PetscCall(MatFromCsr(*M, A));
+  PetscFunctionReturn(0);
+}
+
+/* The standard generated suite of design/benchmarks.md; scale multiplies the number of rows. */
+std::vector<Problem> StandardSuite(double scale)
+{
+  const double lin3 = std::cbrt(scale);
+  auto grid = [&](PetscInt n) { return std::max<PetscInt>(2, static_cast<PetscInt>(std::lround(n * lin3))); };
+  const PetscInt rmat_scale = std::max<PetscInt>(4, 14 + static_cast<PetscInt>(std::lround(std::log2(scale))));
+  const PetscInt rgg_points = std::max<PetscInt>(100, static_cast<PetscInt>(std::lround(2000000 * scale)));
+  const PetscInt seed       = 2024; /* the permutation of every shuffled suite matrix */
+  std::vector<Problem> s;
+  auto add = [&](const std::string &gen, PetscInt n, PetscInt shuffle, PetscInt bs) {
+    Problem p;
+    p.gen        = gen;
+    p.n          = n;
+    p.shuffle    = shuffle;
+    p.shuffle_bs = bs;
+    s.push_back(p);
+  };
+  add("p7", grid(100), -1, 1);
+  add("p7", grid(100), seed, 1);
+  add("s27", grid(64), -1, 1);
+  add("s27", grid(64), seed, 1);
+  add("e27", grid(32), -1, 3);
+  add("e27", grid(32), seed, 3);
+  add("rmat", rmat_scale, -1, 1);
+  add("rgg", rgg_points, seed, 1);
+  add("rgg", rgg_points, -1, 1);
+  return s;
+}
+
+std::string ProblemName(const Problem &p)
+{
+  std::string name;
+  if (!p.file.empty()) {
+    const std::size_t slash = p.file.find_last_of('/');
+    name = slash == std::string::npos ? p.file : p.file.substr(slash + 1);
+  } else {
+    const char *what = p.gen == "rmat" ? "_s" : "_n";
+    name = p.gen + what + std::to_string(static_cast<long long>(p.n));
+  }
+  if (p.shuffle >= 0) name += "_shuffled" + std::to_string(static_cast<long long>(p.shuffle));
+  return name;
+}
+
+/* multiply-adds of A*B: sum over stored A(i,k) of nnz(B(k,:)) */
+PetscInt64 Flops(const Csr &MA, const Csr &MB)
+{
+  PetscInt64 f = 0;
+  for (std::size_t k = 0; k < MA.colidx.size(); ++k) f += MB.rowptr[MA.colidx[k] + 1] - MB.rowptr[MA.colidx[k]];
+  return f;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Results and the check against the reference                                                */
+
+struct Reference {
+  std::vector<PetscInt>    rowptr, colidx;
+  std::vector<PetscScalar> values;
+  double                   max_abs = 0;
+};
+
+struct Figures {
+  std::string name;
+  std::string kind; /* "petsc", "graphblas", "petsc-cluster" */
+  bool        ran = false;
+  std::string error; /* the algorithm raised an error */
+  std::string check; /* empty: passed; else why it failed */
+  double      oneshot = kInf, symbolic = kInf, reuse = kInf;
+  PetscInt64  nnz_c   = -1;
+  double      rel_err = 0; /* max over every compared result */
+  PetscInt64  extra_zeros = 0; /* explicit zeros outside the reference pattern (third-party only) */
+  bool        ok() const { return ran && error.empty() && check.empty(); }
+};
+
+/* Compares a CSR result (any index/value types, GraphBLAS's included) with the reference scaled by
+   `scale`; records the first mismatch in f->check and the relative error in f->rel_err. The pattern
+   must be identical, except that a third-party result (allow_zeros: PETSc's hypre adds explicit
+   zero diagonal entries to rows whose true product has none) may store extra entries whose
+   value is exactly zero: they are counted in f->extra_zeros and shown, not failed. */
+template <class IP, class IJ, class VV>
+void Compare(const Reference &ref, PetscInt n, const IP *ia, const IJ *ja, const VV *va, bool iso, double scale, double tol, bool allow_zeros,
+             const char *when, Figures *f)
+{
+  auto fail = [&](const std::string &why) {
+    if (f->check.empty()) f->check = std::string(when) + ": " + why;
+  };
+  auto value          = [&](PetscInt64 k) { return static_cast<double>(va[iso ? 0 : k]); };
+  f->nnz_c            = static_cast<PetscInt64>(ia[n]);
+  double     maxdiff  = 0;
+  PetscInt64 extra0   = 0;
+  for (PetscInt i = 0; i < n; ++i) {
+    PetscInt64 k = static_cast<PetscInt64>(ia[i]), kend = static_cast<PetscInt64>(ia[i + 1]);
+    PetscInt64 r = ref.rowptr[i], rend = ref.rowptr[i + 1];
+    while (k < kend || r < rend) {
+      const PetscInt64 cj = k < kend ? static_cast<PetscInt64>(ja[k]) : std::numeric_limits<PetscInt64>::max();
+      const PetscInt64 rj = r < rend ? static_cast<PetscInt64>(ref.colidx[r]) : std::numeric_limits<PetscInt64>::max();
+      if (cj == rj) {
+        maxdiff = std::max(maxdiff, std::abs(value(k) - scale * ref.values[r]));
+        ++k, ++r;
+      } else if (cj < rj) {
+        if (value(k) != 0 || !allow_zeros) {
+          fail("entry (" + std::to_string(i) + ", " + std::to_string(cj) + ") is not in the reference pattern");
+          return;
+        }
+        ++extra0, ++k;
+      } else {
+        fail("entry (" + std::to_string(i) + ", " + std::to_string(rj) + ") of the reference is missing");
+        return;
+      }
+    }
+  }
+  f->extra_zeros   = std::max(f->extra_zeros, extra0);
+  const double rel = ref.max_abs > 0 ? maxdiff / (scale * ref.max_abs) : maxdiff;
+  f->rel_err       = std::max(f->rel_err, rel);
+  if (!(rel <= tol)) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "values differ, relative error %.3e > %.1e", rel, tol);
+    fail(buf);
+  }
+}
+
+PetscErrorCode CompareMat(Mat C, const Reference &ref, double scale, double tol, const char *when, Figures *f)
+{
+  PetscInt           n;
+  const PetscInt    *ia, *ja;
+  const PetscScalar *va;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ is not supported by the result's type");
+  PetscCall(MatSeqAIJGetArrayRead(C, &va));
+  Compare(ref, n, ia, ja, va, false, scale, tol, f->kind != "petsc-cluster", when, f);
+  PetscCall(MatSeqAIJRestoreArrayRead(C, &va));
+  PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ReferenceFromMat(Mat C, Reference *ref)
+{
+  Csr M;
+
+  PetscFunctionBegin;
+  PetscCall(CsrFromMat(C, &M));
+  ref->rowptr  = std::move(M.rowptr);
+  ref->colidx  = std::move(M.colidx);
+  ref->values  = std::move(M.values);
+  ref->max_abs = 0;
+  for (PetscScalar v : ref->values) ref->max_abs = std::max(ref->max_abs, static_cast<double>(std::abs(v)));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Timing                                                                                      */
+
+struct Settings {
+  bool             matmatmult = false; /* -api matmatmult: time MatMatMult() instead of MatProductCreate & co. */
+  PetscInt         reps = 3;
+  PetscReal        tol  = 1e-12;
+  std::vector<int> graphblas_threads;
+};
+
+/* One product C = A*B with algorithm `alg`, exactly as a user writes it. */
+PetscErrorCode CreateProduct(Mat A, Mat B, const char *alg, Mat *C)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProductCreate(A, B, NULL, C));
+  PetscCall(MatProductSetType(*C, MATPRODUCT_AB));
+  PetscCall(MatProductSetAlgorithm(*C, alg));
+  PetscCall(MatProductSetFromOptions(*C));
+  PetscFunctionReturn(0);
+}
+
+/* Times one PETSc or petsc-cluster algorithm. *C is owned by the caller (destroyed by it, also
+   after an error); ref may be NULL (no check: the reference run itself). */
+PetscErrorCode TimeMatProduct(Mat A, Mat B, const char *alg, const Settings &s, const Reference *ref, Figures *f, Mat *C)
+{
+  PetscLogDouble t0, t1, t2, t3;
+
+  PetscFunctionBegin;
+  if (s.matmatmult) { /* MatMatMult() reads its algorithm from the options database */
+    if (std::string(alg) == "default") PetscCall(PetscOptionsClearValue(NULL, "-matmatmult_via"));
+    else PetscCall(PetscOptionsSetValue(NULL, "-matmatmult_via", alg));
+  }
+  for (PetscInt r = 0; r < s.reps; ++r) {
+    PetscCall(MatDestroy(C));
+    if (s.matmatmult) {
+      PetscCall(PetscTime(&t0));
+      PetscCall(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, C));
+      PetscCall(PetscTime(&t3));
+      f->oneshot = std::min(f->oneshot, t3 - t0); /* no separate symbolic figure */
+      continue;
+    }
+    PetscCall(PetscTime(&t0));
+    PetscCall(CreateProduct(A, B, alg, C));
+    PetscCall(PetscTime(&t1));
+    PetscCall(MatProductSymbolic(*C));
+    PetscCall(PetscTime(&t2));
+    PetscCall(MatProductNumeric(*C));
+    PetscCall(PetscTime(&t3));
+    f->oneshot  = std::min(f->oneshot, t3 - t0);
+    f->symbolic = std::min(f->symbolic, t2 - t1);
+  }
+  if (ref) PetscCall(CompareMat(*C, *ref, 1.0, s.tol, "one-shot", f));
+  for (PetscInt r = 0; r < s.reps; ++r) {
+    PetscScalar *a;
+    /* A reuse follows a change of A's values: mark A modified (untimed), so that no implementation
+       can skip the work because its operands look unchanged. */
+    PetscCall(MatSeqAIJGetArray(A, &a));
+    PetscCall(MatSeqAIJRestoreArray(A, &a));
+    PetscCall(PetscTime(&t0));
+    if (s.matmatmult) PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, C));
+    else PetscCall(MatProductNumeric(*C));
+    PetscCall(PetscTime(&t1));
+    f->reuse = std::min(f->reuse, t1 - t0);
+  }
+  if (ref) {
+    PetscCall(CompareMat(*C, *ref, 1.0, s.tol, "reuse", f));
+    /* Reuse after A's values change (doubled: C becomes exactly 4 C_ref if B is A, else 2 C_ref),
+       then restore A. */
+    PetscCall(MatScale(A, 2.0));
+    PetscErrorCode ierr = MatProductNumeric(*C);
+    PetscCall(MatScale(A, 0.5)); /* restored even if the numeric phase failed */
+    PetscCall(ierr);
+    PetscCall(CompareMat(*C, *ref, A == B ? 4.0 : 2.0, s.tol, "reuse with new values", f));
+  }
+  if (s.matmatmult) PetscCall(PetscOptionsClearValue(NULL, "-matmatmult_via"));
+  f->ran = true;
+  PetscFunctionReturn(0);
+}
+
+#if defined(PCLUSTER_HAVE_GRAPHBLAS)
+  #define PetscCallGrB(call) \
+    do { \
+      GrB_Info info_ = (call); \
+      PetscCheck(info_ == GrB_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "GraphBLAS %s returned %d", #call, (int)info_); \
+    } while (0)
+
+struct GrBMatrix {
+  GrB_Matrix m = nullptr;
+  ~GrBMatrix()
+  {
+    if (m) GrB_Matrix_free(&m);
+  }
+};
+struct GrBFree {
+  void operator()(void *p) const { std::free(p); } /* GrB_init's default allocator is malloc/free */
+};
+
+PetscErrorCode ImportGraphBLAS(const Csr &M, GrBMatrix *A)
+{
+  const GrB_Index        m = static_cast<GrB_Index>(M.nrows), n = static_cast<GrB_Index>(M.ncols), nnz = static_cast<GrB_Index>(M.colidx.size());
+  std::vector<GrB_Index> ap(M.rowptr.begin(), M.rowptr.end()), aj(M.colidx.begin(), M.colidx.end());
+
+  PetscFunctionBegin;
+  PetscCallGrB(GrB_Matrix_import_FP64(&A->m, GrB_FP64, m, n, ap.data(), aj.data(), M.values.data(), m + 1, nnz, nnz, GrB_CSR_FORMAT));
+  PetscCallGrB(GrB_Matrix_wait(A->m, GrB_MATERIALIZE));
+  PetscFunctionReturn(0);
+}
+
+/* Times C = A*B with GrB_mxm(PLUS_TIMES_FP64) on nthreads threads (B = NULL: B is A); the import
+   of the operands is not timed. */
+PetscErrorCode TimeGraphBLAS(const Csr &MA, const Csr *MB, int nthreads, const Settings &s, const Reference &ref, Figures *f)
+{
+  const GrB_Index m = static_cast<GrB_Index>(MA.nrows), n = static_cast<GrB_Index>(MB ? MB->ncols : MA.ncols);
+  GrBMatrix       A, B;
+  PetscLogDouble  t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(ImportGraphBLAS(MA, &A));
+  if (MB) PetscCall(ImportGraphBLAS(*MB, &B));
+  PetscCallGrB(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, nthreads));
+  for (PetscInt r = 0; r < s.reps; ++r) {
+    GrBMatrix                        C;
+    GrB_Index                       *cp = nullptr, *cj = nullptr, cp_size, cj_size, cx_size;
+    void                            *cx = nullptr;
+    bool                             iso = false;
+    std::unique_ptr<void, GrBFree>   hold_p, hold_j, hold_x;
+
+    PetscCall(PetscTime(&t0));
+    PetscCallGrB(GrB_Matrix_new(&C.m, GrB_FP64, m, n));
+    PetscCallGrB(GrB_mxm(C.m, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A.m, MB ? B.m : A.m, NULL));
+    PetscCallGrB(GrB_Matrix_wait(C.m, GrB_MATERIALIZE));
+    /* jumbled = NULL asks for sorted columns */
+    PetscCallGrB(GxB_Matrix_unpack_CSR(C.m, &cp, &cj, &cx, &cp_size, &cj_size, &cx_size, &iso, NULL, NULL));
+    PetscCall(PetscTime(&t1));
+    hold_p.reset(cp);
+    hold_j.reset(cj);
+    hold_x.reset(cx);
+    f->oneshot = std::min(f->oneshot, t1 - t0);
+    if (r == s.reps - 1) Compare(ref, MA.nrows, cp, cj, static_cast<const double *>(cx), iso, 1.0, s.tol, true, "one-shot", f);
+  }
+  f->ran = true;
+  PetscFunctionReturn(0);
+}
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Output                                                                                      */
+
+/* a / b, or inf ("-", null) when either figure is missing */
+double Ratio(double a, double b)
+{
+  return std::isfinite(a) && std::isfinite(b) && b > 0 ? a / b : kInf;
+}
+
+struct Summary {
+  std::string          name;
+  std::string          product = "A*A"; /* "A*A^T" for a rectangular A */
+  PetscInt             rows = 0;
+  PetscInt64           nnz = 0, flops = 0, nnz_c = 0;
+  std::vector<Figures> figs;
+  double               best_builtin = kInf, best_builtin_reuse = kInf, dflt = kInf;
+  std::string          best_builtin_name;
+};
+
+void Summarise(Summary *S)
+{
+  for (const Figures &f : S->figs) {
+    if (f.kind != "petsc" || !f.ok()) continue;
+    if (f.oneshot < S->best_builtin) {
+      S->best_builtin      = f.oneshot;
+      S->best_builtin_name = f.name;
+    }
+    S->best_builtin_reuse = std::min(S->best_builtin_reuse, f.reuse);
+    if (f.name == kPetscDefault) S->dflt = f.oneshot;
+  }
+}
+
+std::string Fmt(const char *fmt, double v)
+{
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+void PrintTable(const Summary &S, const Settings &s)
+{
+  std::printf("\nMatrix %s, C = %s: %" PetscInt_FMT " rows, nnz(A) %" PetscInt64_FMT ", flops (multiply-adds) %" PetscInt64_FMT ", nnz(C) %" PetscInt64_FMT
+              ", OpenMP threads %d, best of %" PetscInt_FMT "\n",
+              S.name.c_str(), S.product.c_str(), S.rows, S.nnz, S.flops, S.nnz_c, MaxThreads(), s.reps);
+  std::printf("%-22s %10s %10s %10s %8s %8s %12s %7s %7s %7s  %s\n", "algorithm", "one-shot", "symbolic", "reuse", "GF/s", "GF/s", "nnz(C)", "x best",
+              "x dflt", "x best", "check (max rel. error)");
+  std::printf("%-22s %10s %10s %10s %8s %8s %12s %7s %7s %7s\n", "", "[s]", "[s]", "[s]", "1-shot", "reuse", "", "1-shot", "1-shot", "reuse");
+  for (const Figures &f : S.figs) {
+    std::string label = f.name;
+    if (f.name == kPetscDefault) label += " (default)";
+    if (!f.ran || !f.error.empty()) {
+      std::printf("%-22s %10s %10s %10s %8s %8s %12s %7s %7s %7s  ERROR: %s\n", label.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                  f.error.empty() ? "did not run" : f.error.c_str());
+      continue;
+    }
+    const double gf = 1e-9 * static_cast<double>(S.flops);
+    std::string  check = f.check.empty() ? "ok (" + Fmt("%.1e", f.rel_err) + ")" : "FAIL: " + f.check;
+    if (f.extra_zeros) check += " +" + std::to_string(f.extra_zeros) + " explicit zeros";
+    std::printf("%-22s %10s %10s %10s %8s %8s %12" PetscInt64_FMT " %7s %7s %7s  %s\n", label.c_str(), Fmt("%.4g", f.oneshot).c_str(),
+                Fmt("%.4g", f.symbolic).c_str(), Fmt("%.4g", f.reuse).c_str(), Fmt("%.3f", Ratio(gf, f.oneshot)).c_str(),
+                Fmt("%.3f", Ratio(gf, f.reuse)).c_str(), f.nnz_c, Fmt("%.2f", Ratio(S.best_builtin, f.oneshot)).c_str(),
+                Fmt("%.2f", Ratio(S.dflt, f.oneshot)).c_str(), Fmt("%.2f", Ratio(S.best_builtin_reuse, f.reuse)).c_str(), check.c_str());
+  }
+  std::printf("x best = (PETSc's fastest built-in one-shot: %s) / this; x dflt = (PETSc default = %s) / this; > 1 is faster.\n",
+              S.best_builtin_name.empty() ? "none" : S.best_builtin_name.c_str(), kPetscDefault);
+}
+
+std::string JsonNumber(double v)
+{
+  if (!std::isfinite(v)) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string JsonString(const std::string &s)
+{
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else out += c;
+  }
+  return out + "\"";
+}
+
+void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s)
+{
+  std::fprintf(fp, "{\n  \"program\": \"spgemm_bench\",\n  \"threads\": %d,\n  \"reps\": %" PetscInt_FMT ",\n  \"check_tol\": %s,\n", MaxThreads(), s.reps,
+               JsonNumber(s.tol).c_str());
+  std::fprintf(fp, "  \"api\": %s,\n", JsonString(s.matmatmult ? "matmatmult" : "matproduct").c_str());
+  std::fprintf(fp, "  \"timed\": %s,\n",
+               JsonString(std::string(s.matmatmult ? "one-shot = MatMatMult(MAT_INITIAL_MATRIX) with -matmatmult_via ALG on a fresh C; "
+                                                     "reuse = MatMatMult(MAT_REUSE_MATRIX) after A is marked modified; "
+                                                   : "one-shot = MatProductCreate..SetFromOptions + Symbolic + first Numeric on a fresh C; "
+                                                     "symbolic = MatProductSymbolic; reuse = MatProductNumeric after A is marked modified; ") +
+                          "best of reps each; graphblas = GrB_Matrix_new + GrB_mxm + GrB_wait + GxB_Matrix_unpack_CSR (import of A not "
+                          "timed); flops = multiply-adds")
+                 .c_str());
+  std::fprintf(fp, "  \"matrices\": [\n");
+  for (std::size_t m = 0; m < all.size(); ++m) {
+    const Summary &S = all[m];
+    std::fprintf(fp,
+                 "    {\"name\": %s, \"product\": %s, \"rows\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT ", \"flops\": %" PetscInt64_FMT ", \"nnz_c\": %" PetscInt64_FMT
+                 ", \"threads\": %d,\n",
+                 JsonString(S.name).c_str(), JsonString(S.product).c_str(), S.rows, S.nnz, S.flops, S.nnz_c, MaxThreads());
+    std::fprintf(fp, "     \"best_builtin\": %s, \"best_builtin_oneshot_s\": %s, \"default\": %s, \"default_oneshot_s\": %s,\n     \"algorithms\": [\n",
+                 JsonString(S.best_builtin_name).c_str(), JsonNumber(S.best_builtin).c_str(), JsonString(kPetscDefault).c_str(), JsonNumber(S.dflt).c_str());
+    for (std::size_t a = 0; a < S.figs.size(); ++a) {
+      const Figures &f  = S.figs[a];
+      const double   gf = 1e-9 * static_cast<double>(S.flops);
+      std::fprintf(fp,
+                   "       {\"name\": %s, \"kind\": %s, \"status\": %s, \"error\": %s, \"check\": %s, \"oneshot_s\": %s, \"symbolic_s\": %s, \"reuse_s\": %s, "
+                   "\"gflops_oneshot\": %s, \"gflops_reuse\": %s, \"nnz_c\": %" PetscInt64_FMT ", \"rel_err\": %s, \"speedup_vs_best_builtin\": %s, "
+                   "\"speedup_vs_default\": %s, \"reuse_speedup_vs_best_builtin\": %s, \"extra_explicit_zeros\": %" PetscInt64_FMT "}%s\n",
+                   JsonString(f.name).c_str(), JsonString(f.kind).c_str(), JsonString(!f.ran || !f.error.empty() ? "error" : f.check.empty() ? "ok" : "FAIL").c_str(),
+                   JsonString(f.error).c_str(), JsonString(f.check).c_str(), JsonNumber(f.oneshot).c_str(), JsonNumber(f.symbolic).c_str(),
+                   JsonNumber(f.reuse).c_str(), JsonNumber(Ratio(gf, f.oneshot)).c_str(), JsonNumber(Ratio(gf, f.reuse)).c_str(), f.nnz_c,
+                   JsonNumber(f.ran ? f.rel_err : kInf).c_str(), JsonNumber(Ratio(S.best_builtin, f.oneshot)).c_str(),
+                   JsonNumber(Ratio(S.dflt, f.oneshot)).c_str(), JsonNumber(Ratio(S.best_builtin_reuse, f.reuse)).c_str(), f.extra_zeros, a + 1 < S.figs.size() ? "," : "");
+    }
+    std::fprintf(fp, "     ]}%s\n", m + 1 < all.size() ? "," : "");
+  }
+  std::fprintf(fp, "  ]\n}\n");
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+PetscLogStage StageFor(const std::string &name)
+{
+  static std::map<std::string, PetscLogStage> stages;
+  auto                                        it = stages.find(name);
+  if (it != stages.end()) return it->second;
+  PetscLogStage stage = -1;
+  if (PetscLogStageRegister(name.c_str(), &stage)) return -1;
+  return stages[name] = stage;
+}
+
+/* The message of the error just raised (PETSc keeps the first line of the last error). */
+std::string ErrorText(PetscErrorCode ierr)
+{
+  const char *text     = NULL;
+  char       *specific = NULL;
+  if (PetscErrorMessage(ierr, &text, &specific)) return "PETSc error " + std::to_string(ierr);
+  return std::string("PETSc error ") + std::to_string(ierr) + ": " + (specific && specific[0] ? specific : text ? text : "");
+}
+
+/* Runs every selected algorithm on one problem. Algorithm errors are recorded, not fatal. */
+PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs, const Settings &s, Summary *S)
+{
+  Mat            A = NULL, B = NULL, C = NULL;
+  Csr            M, MB;
+  Reference      ref;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCall(BuildProblem(p, &A, &M));
+  PetscCall(PetscTime(&t1));
+  S->name  = p.name;
+  S->rows  = M.nrows;
+  S->nnz   = static_cast<PetscInt64>(M.colidx.size());
+  if (M.nrows == M.ncols) B = A; /* C = A*A */
+  else {                        /* C = A*A^T, with A^T formed explicitly (not timed) */
+    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &B));
+    PetscCall(CsrFromMat(B, &MB));
+    S->product = "A*A^T";
+  }
+  S->flops = Flops(M, B == A ? M : MB);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n[%s] built in %.2f s; computing the reference with PETSc's default (untimed, also the warm-up)\n", p.name.c_str(), t1 - t0));
+  {
+    Figures  warm;
+    Settings once = s;
+    once.reps     = 1;
+    PetscCall(TimeMatProduct(A, B, "default", once, NULL, &warm, &C));
+    PetscCall(ReferenceFromMat(C, &ref));
+    PetscCall(MatDestroy(&C));
+    S->nnz_c = static_cast<PetscInt64>(ref.colidx.size());
+  }
+  for (const std::string &alg : algs) {
+    if (alg == "graphblas") {
+#if defined(PCLUSTER_HAVE_GRAPHBLAS)
+      for (int t : s.graphblas_threads) {
+        Figures f;
+        f.name = "graphblas_" + std::to_string(t) + "t";
+        f.kind = "graphblas";
+        PetscCall(PetscLogStagePush(StageFor(f.name)));
+        PetscErrorCode ierr = TimeGraphBLAS(M, B == A ? NULL : &MB, t, s, ref, &f);
+        PetscCall(PetscLogStagePop());
+        if (ierr) f.error = "GraphBLAS error (see the message above)";
+        S->figs.push_back(f);
+      }
+#else
+      Figures f;
+      f.name  = "graphblas";
+      f.kind  = "graphblas";
+      f.error = "not compiled in (GraphBLAS.h / libgraphblas not found by CMake)";
+      S->figs.push_back(f);
+#endif
+      continue;
+    }
+    Figures f;
+    f.name = alg;
+    f.kind = std::find(kPetscAlgs.begin(), kPetscAlgs.end(), alg) != kPetscAlgs.end() ? "petsc" : "petsc-cluster";
+    PetscCall(PetscLogStagePush(StageFor(alg)));
+    PetscErrorCode ierr = TimeMatProduct(A, B, alg.c_str(), s, &ref, &f, &C);
+    PetscCall(PetscLogStagePop());
+    if (ierr) f.error = ErrorText(ierr);
+    PetscCall(MatDestroy(&C));
+    S->figs.push_back(f);
+  }
+  if (B != A) PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  Summarise(S);
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  Problem                  one;
+  PetscBool                suite = PETSC_FALSE, set;
+  PetscReal                suite_scale = 1.0;
+  char                     buf[PETSC_MAX_PATH_LEN] = "", json[PETSC_MAX_PATH_LEN] = "";
+  char                    *alglist[64];
+  PetscInt                 nalgs = 64, shuffle = -1, shuffle_bs = 1, n = -1, gen_seed = 1;
+  PetscInt                 gbt[16], ngbt = 16;
+  Settings                 s;
+  std::vector<std::string> algs;
+  std::string              gen = "p7";
+  PetscMPIInt              size;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscClusterInitializePackage()); /* before any Mat exists: the plugin hooks SeqAIJ creation */
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "spgemm_bench is sequential (SeqAIJ): run it on one MPI rank");
+
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "spgemm_bench options", "Mat");
+  PetscCall(PetscOptionsString("-f", "Matrix file: PETSc binary, or Matrix Market if it ends in .mtx", "MatLoad", buf, buf, sizeof buf, &set));
+  if (set) one.file = buf;
+  PetscCall(PetscOptionsString("-gen", "Generated matrix: p7, s27, e27, rmat, rgg", "", gen.c_str(), buf, sizeof buf, &set));
+  if (set) gen = buf;
+  PetscCall(PetscOptionsInt("-n", "Grid size (p7, s27, e27), scale (rmat) or points (rgg)", "", n, &n, NULL));
+  PetscCall(PetscOptionsInt("-gen_seed", "Seed of generated values and graphs", "", gen_seed, &gen_seed, NULL));
+  PetscCall(PetscOptionsInt("-shuffle", "Seed of a random symmetric permutation P A P^T (-1: none)", "", shuffle, &shuffle, NULL));
+  PetscCall(PetscOptionsInt("-shuffle_block_size", "Rows per node kept together by -shuffle (e27: 3)", "", shuffle_bs, &shuffle_bs, NULL));
+  PetscCall(PetscOptionsBool("-suite", "Run the generated suite of design/benchmarks.md", "", suite, &suite, NULL));
+  PetscCall(PetscOptionsReal("-suite_scale", "Multiply the suite's row counts by this", "", suite_scale, &suite_scale, NULL));
+  PetscCall(PetscOptionsStringArray("-algs", "Comma-separated algorithms (default: all)", "", alglist, &nalgs, &set));
+  if (!set) nalgs = 0;
+  PetscCall(PetscOptionsInt("-reps", "Best of this many runs", "", s.reps, &s.reps, NULL));
+  {
+    const char *apis[] = {"matproduct", "matmatmult"};
+    PetscInt    api    = 0;
+    PetscCall(PetscOptionsEList("-api", "How products are formed: MatProductCreate/Symbolic/Numeric or MatMatMult", "", apis, 2, apis[0], &api, NULL));
+    s.matmatmult = api == 1;
+  }
+  PetscCall(PetscOptionsIntArray("-graphblas_threads", "GraphBLAS thread counts (one row each)", "", gbt, &ngbt, &set));
+  if (!set) ngbt = 0;
+  PetscCall(PetscOptionsReal("-check_tol", "Max relative error vs PETSc's default", "", s.tol, &s.tol, NULL));
+  PetscCall(PetscOptionsString("-json", "Write the figures to this JSON file", "", json, json, sizeof json, NULL));
+  PetscOptionsEnd();
+
+  PetscCheck(s.reps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps %" PetscInt_FMT " must be >= 1", s.reps);
+  PetscCheck(suite_scale > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-suite_scale must be > 0");
+  for (PetscInt i = 0; i < ngbt; ++i) {
+    PetscCheck(gbt[i] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-graphblas_threads: %" PetscInt_FMT " must be >= 1", gbt[i]);
+    s.graphblas_threads.push_back(static_cast<int>(gbt[i]));
+  }
+  if (s.graphblas_threads.empty()) s.graphblas_threads.push_back(MaxThreads());
+
+  {
+    std::vector<std::string> valid = kPetscAlgs;
+    valid.push_back("graphblas");
+    valid.insert(valid.end(), kOurAlgs.begin(), kOurAlgs.end());
+    std::string valid_list;
+    for (const std::string &v : valid) valid_list += " " + v;
+    for (PetscInt i = 0; i < nalgs; ++i) {
+      const std::string a = alglist[i];
+      PetscCall(PetscFree(alglist[i]));
+      PetscCheck(std::find(valid.begin(), valid.end(), a) != valid.end(), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+                 "-algs: unknown algorithm '%s'; valid:%s", a.c_str(), valid_list.c_str());
+      algs.push_back(a);
+    }
+    if (algs.empty()) algs = valid;
+  }
+
+  std::vector<Problem> problems;
+  if (suite) problems = StandardSuite(suite_scale);
+  else {
+    if (one.file.empty()) {
+      one.gen = gen;
+      one.n   = n >= 0 ? n : (gen == "rmat" ? 14 : gen == "rgg" ? 1000000 : gen == "e27" ? 24 : 60);
+    }
+    one.shuffle    = shuffle;
+    one.shuffle_bs = (one.gen == "e27" && shuffle_bs == 1) ? 3 : shuffle_bs;
+    problems.push_back(one);
+  }
+  for (Problem &p : problems) {
+    p.gen_seed = gen_seed;
+    p.name     = ProblemName(p);
+  }
+
+#if defined(PCLUSTER_HAVE_GRAPHBLAS)
+  {
+    GrB_Info info = GrB_init(GrB_NONBLOCKING);
+    PetscCheck(info == GrB_SUCCESS, PETSC_COMM_WORLD, PETSC_ERR_LIB, "GrB_init failed: %d", (int)info);
+  }
+#endif
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "spgemm_bench: C = A*A (A*A^T, A^T formed untimed, if A is not square); OpenMP threads (omp_get_max_threads) %d (PETSc's own algorithms are sequential); best of %" PetscInt_FMT "\n"
+                        "timed: %s\n"
+                        "       graphblas = GrB_Matrix_new + GrB_mxm(PLUS_TIMES_FP64) + GrB_wait + GxB_Matrix_unpack_CSR (sorted CSR), A's import untimed.\n"
+                        "check: pattern identical to and values within %.1e (relative to max|C|) of PETSc's default, after one-shot, reuse, and reuse with A doubled.\n",
+                        MaxThreads(), s.reps,
+                        s.matmatmult ? "one-shot = MatMatMult(MAT_INITIAL_MATRIX) with -matmatmult_via ALG on a fresh C; reuse = MatMatMult(MAT_REUSE_MATRIX) after A is marked modified;"
+                                     : "one-shot = MatProductCreate/SetType/SetAlgorithm/SetFromOptions + Symbolic + first Numeric on a fresh C; symbolic = MatProductSymbolic; reuse = MatProductNumeric after A is marked modified;",
+                        (double)s.tol));
+
+  std::vector<Summary> all;
+  bool                 any_bad = false;
+  for (const Problem &p : problems) {
+    Summary S;
+    PetscCall(RunProblem(p, algs, s, &S));
+    PrintTable(S, s);
+    std::fflush(stdout);
+    for (const Figures &f : S.figs) any_bad = any_bad || !f.ok();
+    all.push_back(std::move(S));
+    if (json[0]) { /* rewritten after every matrix, so a long suite leaves its figures so far */
+      std::FILE *fp = std::fopen(json, "w");
+      PetscCheck(fp, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot open -json file %s for writing", json);
+      WriteJson(fp, all, s);
+      PetscCheck(std::fclose(fp) == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_WRITE, "Error writing -json file %s", json);
+    }
+  }
+  if (json[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nJSON written to %s\n", json));
+  if (any_bad) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nspgemm_bench: at least one algorithm FAILED its check or raised an error (exit code 1)\n"));
+#if defined(PCLUSTER_HAVE_GRAPHBLAS)
+  GrB_finalize();
+#endif
+  PetscCall(PetscFinalize());
+  return any_bad ? 1 : 0;
+}
