@@ -46,19 +46,19 @@ struct MatProductCluster_SeqAIJ {
   PetscObjectState stateA = 0, stateB = 0;
 };
 
-/* FNV-1a over the pattern: detects a different pattern with equal nnz behind a new Mat object */
+/* A position-weighted checksum of the pattern: detects a different pattern with equal nnz behind a
+   new Mat object (a changed index changes the sum unless another change cancels it exactly). Unlike
+   a chained hash (FNV), the terms are independent, so it vectorises and runs at memory speed: it is
+   computed on every symbolic phase and must not show in its cost. */
 std::uint64_t PatternHash(const CsrView &M)
 {
-  std::uint64_t h   = 1469598103934665603ull;
-  auto          mix = [&h](std::uint64_t x) {
-    h ^= x;
-    h *= 1099511628211ull;
-  };
-  mix((std::uint64_t)M.nrows);
-  mix((std::uint64_t)M.ncols);
-  for (PetscInt i = 0; i <= M.nrows; ++i) mix((std::uint64_t)M.rowptr[i]);
-  for (pcluster::Count k = 0; k < M.nnz(); ++k) mix((std::uint64_t)M.colidx[k]);
-  return h;
+  const pcluster::Count nnz = M.nnz();
+  std::uint64_t         h   = 0x9E3779B97F4A7C15ull * (std::uint64_t)M.nrows + (std::uint64_t)M.ncols;
+  for (PetscInt i = 0; i <= M.nrows; ++i) h += (std::uint64_t)(i + 1) * 0xC2B2AE3D27D4EB4Full * (std::uint64_t)M.rowptr[i];
+  std::uint64_t hc = 0;
+  #pragma omp parallel for reduction(+ : hc) schedule(static) if (nnz > 65536)
+  for (pcluster::Count k = 0; k < nnz; ++k) hc += (std::uint64_t)(k + 1) * ((std::uint64_t)M.colidx[k] * 0x165667B19E3779F9ull + 1);
+  return h ^ hc;
 }
 } // namespace
 
