@@ -3,6 +3,7 @@
 // that report the first difference in words.
 #pragma once
 
+#include "pcluster/clustering.hpp"
 #include "pcluster/csr.hpp"
 
 #include <algorithm>
@@ -369,6 +370,48 @@ inline std::vector<NamedPair> product_cases()
     add("A meets only empty rows of B", A, B);
   }
   return cases;
+}
+
+// Empty string if `cl` is a partition of the rows 0..nrows-1 into non-empty clusters of at most
+// `cap` rows, each listed in ascending order; otherwise what is wrong.
+template <class I>
+std::string partition_error(const pcluster::Clustering<I> &cl, std::int64_t nrows, int cap)
+{
+  std::ostringstream os;
+  if (cl.ptr.empty() || cl.ptr.front() != 0) return "ptr does not start at 0";
+  if (static_cast<std::size_t>(cl.ptr.back()) != cl.rows.size()) return "ptr.back() != rows.size()";
+  if (static_cast<std::int64_t>(cl.rows.size()) != nrows) {
+    os << "clustering lists " << cl.rows.size() << " rows, matrix has " << nrows;
+    return os.str();
+  }
+  std::vector<int> seen(static_cast<std::size_t>(nrows), 0);
+  for (I c = 0; c < cl.num_clusters(); ++c) {
+    if (cl.size(c) <= 0) {
+      os << "cluster " << c << " is empty";
+      return os.str();
+    }
+    if (cl.size(c) > cap) {
+      os << "cluster " << c << " has " << cl.size(c) << " rows > cap " << cap;
+      return os.str();
+    }
+    for (I p = cl.ptr[c]; p < cl.ptr[c + 1]; ++p) {
+      const I r = cl.rows[p];
+      if (r < 0 || r >= nrows) {
+        os << "row index " << r << " out of range";
+        return os.str();
+      }
+      if (seen[r]++) {
+        os << "row " << r << " appears twice";
+        return os.str();
+      }
+      if (p > cl.ptr[c] && !(cl.rows[p - 1] < r)) {
+        os << "cluster " << c << " rows not ascending";
+        return os.str();
+      }
+    }
+  }
+  if (cl.num_clusters() > 0 && cl.max_size() > cap) return "max_size() > cap";
+  return "";
 }
 
 } // namespace pctest

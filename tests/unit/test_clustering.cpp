@@ -21,45 +21,6 @@ using pctest::Dense2;
 
 namespace {
 
-template <class I>
-std::string partition_error(const Clustering<I> &cl, std::int64_t nrows, int cap)
-{
-  std::ostringstream os;
-  if (cl.ptr.empty() || cl.ptr.front() != 0) return "ptr does not start at 0";
-  if (static_cast<std::size_t>(cl.ptr.back()) != cl.rows.size()) return "ptr.back() != rows.size()";
-  if (static_cast<std::int64_t>(cl.rows.size()) != nrows) {
-    os << "clustering lists " << cl.rows.size() << " rows, matrix has " << nrows;
-    return os.str();
-  }
-  std::vector<int> seen(static_cast<std::size_t>(nrows), 0);
-  for (I c = 0; c < cl.num_clusters(); ++c) {
-    if (cl.size(c) <= 0) {
-      os << "cluster " << c << " is empty";
-      return os.str();
-    }
-    if (cl.size(c) > cap) {
-      os << "cluster " << c << " has " << cl.size(c) << " rows > cap " << cap;
-      return os.str();
-    }
-    for (I p = cl.ptr[c]; p < cl.ptr[c + 1]; ++p) {
-      const I r = cl.rows[p];
-      if (r < 0 || r >= nrows) {
-        os << "row index " << r << " out of range";
-        return os.str();
-      }
-      if (seen[r]++) {
-        os << "row " << r << " appears twice";
-        return os.str();
-      }
-      if (p > cl.ptr[c] && !(cl.rows[p - 1] < r)) {
-        os << "cluster " << c << " rows not ascending";
-        return os.str();
-      }
-    }
-  }
-  if (cl.num_clusters() > 0 && cl.max_size() > cap) return "max_size() > cap";
-  return "";
-}
 
 template <class I>
 double row_jaccard(const CsrView<I, double> &A, I r, I s)
@@ -138,7 +99,7 @@ TEMPLATE_TEST_CASE("every clustering is a partition of the rows within the size 
             INFO(nc.name << ": scheme=" << to_string(sch) << " size=" << s << " threshold=" << t << " topk=" << k);
             Clustering<I> cl;
             REQUIRE_NOTHROW(cl = make_clustering<I, double>(Av, sch, o));
-            CHECK(partition_error(cl, nc.M.nrows, s) == "");
+            CHECK(pctest::partition_error(cl, nc.M.nrows, s) == "");
             if (sch == ClusterScheme::Fixed) {
               REQUIRE(cl.num_clusters() == static_cast<I>((nc.M.nrows + s - 1) / s));
               for (I c = 0; c < cl.num_clusters(); ++c) {
@@ -157,7 +118,7 @@ TEMPLATE_TEST_CASE("cluster_fixed groups consecutive rows", "[clustering]", std:
     for (int s : {1, 2, 8, 64}) {
       INFO("n=" << n << " s=" << s);
       const Clustering<I> cl = cluster_fixed<I>(n, s);
-      CHECK(partition_error(cl, n, s) == "");
+      CHECK(pctest::partition_error(cl, n, s) == "");
       CHECK(cl.num_clusters() == static_cast<I>((n + s - 1) / s));
       for (I p = 0; p < static_cast<I>(cl.rows.size()); ++p) CHECK(cl.rows[p] == p);
     }
@@ -177,7 +138,7 @@ TEMPLATE_TEST_CASE("variable clusters are consecutive rows similar to the cluste
         o.jaccard_threshold = t;
         INFO(nc.name << ": size=" << s << " threshold=" << t);
         const Clustering<I> cl = cluster_variable<I, double>(Av, o);
-        REQUIRE(partition_error(cl, nc.M.nrows, s) == "");
+        REQUIRE(pctest::partition_error(cl, nc.M.nrows, s) == "");
         I expect_next = 0;
         for (I c = 0; c < cl.num_clusters(); ++c) {
           const I first = cl.rows[cl.ptr[c]];
@@ -260,7 +221,7 @@ TEST_CASE("a Jaccard similarity exactly at the threshold joins", "[clustering]")
   // the result must stay a partition with the connectivity property (checked elsewhere).
   o.cluster_size = 3;
   const auto h3 = cluster_hierarchical<I, double>(A.view(), o);
-  CHECK(partition_error(h3, 6, 3) == "");
+  CHECK(pctest::partition_error(h3, 6, 3) == "");
   // Threshold just above: nothing merges in the variable scheme.
   o.cluster_size = 2;
   o.jaccard_threshold = 0.5000001;
@@ -282,7 +243,7 @@ TEST_CASE("variable clustering merges a run of identical rows up to the cap", "[
   o.cluster_size = 8;
   o.jaccard_threshold = 1.0;
   const auto cl = cluster_variable<I, double>(A.view(), o);
-  CHECK(partition_error(cl, 24, 8) == "");
+  CHECK(pctest::partition_error(cl, 24, 8) == "");
   CHECK(cl.num_clusters() <= 6); // 3 full clusters ideally; never mostly singletons
 }
 
@@ -302,7 +263,7 @@ TEMPLATE_TEST_CASE("hierarchical clustering respects the cap and the threshold",
           o.hierarchical_topk = k;
           INFO(nc.name << ": size=" << s << " threshold=" << t << " topk=" << k);
           const Clustering<I> cl = cluster_hierarchical<I, double>(Av, o);
-          REQUIRE(partition_error(cl, nc.M.nrows, s) == "");
+          REQUIRE(pctest::partition_error(cl, nc.M.nrows, s) == "");
           // Clusters are ordered by their smallest row.
           for (I c = 1; c < cl.num_clusters(); ++c) CHECK(cl.rows[cl.ptr[c - 1]] < cl.rows[cl.ptr[c]]);
           for (I c = 0; c < cl.num_clusters(); ++c) {
@@ -361,7 +322,7 @@ TEST_CASE("hierarchical clustering finds identical rows that are far apart", "[c
     o.hierarchical_topk = k;
     INFO("topk=" << k);
     const auto cl = cluster_hierarchical<I, double>(A.view(), o);
-    REQUIRE(partition_error(cl, 2 * h, 2) == "");
+    REQUIRE(pctest::partition_error(cl, 2 * h, 2) == "");
     REQUIRE(cl.num_clusters() == h);
     for (I c = 0; c < h; ++c) {
       REQUIRE(cl.size(c) == 2);

@@ -77,45 +77,6 @@ std::vector<SpgemmOptions> all_configurations()
 }
 
 // Checks the partition property of a clustering of nrows rows; "" if fine.
-template <class I>
-std::string partition_error(const Clustering<I> &cl, std::int64_t nrows, int cap)
-{
-  std::ostringstream os;
-  if (cl.ptr.empty() || cl.ptr.front() != 0) return "ptr does not start at 0";
-  if (static_cast<std::int64_t>(cl.ptr.back()) != static_cast<std::int64_t>(cl.rows.size()))
-    return "ptr.back() != rows.size()";
-  if (static_cast<std::int64_t>(cl.rows.size()) != nrows) {
-    os << "clustering lists " << cl.rows.size() << " rows, matrix has " << nrows;
-    return os.str();
-  }
-  std::vector<int> seen(static_cast<std::size_t>(nrows), 0);
-  for (I c = 0; c < cl.num_clusters(); ++c) {
-    if (cl.size(c) <= 0) {
-      os << "cluster " << c << " is empty";
-      return os.str();
-    }
-    if (cl.size(c) > cap) {
-      os << "cluster " << c << " has " << cl.size(c) << " rows > cap " << cap;
-      return os.str();
-    }
-    for (I p = cl.ptr[c]; p < cl.ptr[c + 1]; ++p) {
-      const I r = cl.rows[p];
-      if (r < 0 || r >= nrows) {
-        os << "row index " << r << " out of range";
-        return os.str();
-      }
-      if (seen[r]++) {
-        os << "row " << r << " appears twice";
-        return os.str();
-      }
-      if (p > cl.ptr[c] && !(cl.rows[p - 1] < r)) {
-        os << "cluster " << c << " rows not ascending";
-        return os.str();
-      }
-    }
-  }
-  return "";
-}
 
 template <class I>
 struct Product {
@@ -173,7 +134,7 @@ TEMPLATE_TEST_CASE("every kernel configuration matches the reference product", "
         if (o.scheme != ClusterScheme::Auto) CHECK(plan.stats().scheme == o.scheme);
         CHECK(plan.stats().cluster_flops >= plan.stats().flops);
         if (const Clustering<I> *cl = plan.clustering()) {
-          CHECK(partition_error(*cl, cs.A.nrows, o.clustering.cluster_size) == "");
+          CHECK(pctest::partition_error(*cl, cs.A.nrows, o.clustering.cluster_size) == "");
           CHECK(plan.stats().num_clusters == static_cast<Count>(cl->num_clusters()));
         }
       }
