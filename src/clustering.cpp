@@ -21,6 +21,8 @@
 // kernel (an empty row contributes no column to the cluster's union).
 #include "pcluster/clustering.hpp"
 
+#include "parallel.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -110,7 +112,7 @@ Clustering<I> cluster_fixed(I nrows, int cluster_size)
   const Count nc = (n + s - 1) / s;
   cl.rows.resize(static_cast<std::size_t>(n));
   cl.ptr.resize(static_cast<std::size_t>(nc + 1));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(detail::threads_for(n))
   for (Count i = 0; i < n; ++i) cl.rows[i] = static_cast<I>(i);
   for (Count c = 0; c <= nc; ++c) cl.ptr[c] = static_cast<I>(std::min(c * s, n));
   return cl;
@@ -127,7 +129,7 @@ Clustering<I> cluster_variable(const CsrView<I, V> &A, const ClusteringOptions &
   // starts[i] = 1 if row i opens a cluster. Blocks are scanned independently.
   std::vector<unsigned char> starts(static_cast<std::size_t>(n), 0);
   const Count nblocks = (n + kVariableBlockRows - 1) / kVariableBlockRows;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(detail::threads_for(A.nnz()))
   for (Count b = 0; b < nblocks; ++b) {
     const I lo = static_cast<I>(b * kVariableBlockRows);
     const I hi = static_cast<I>(std::min(n, (b + 1) * kVariableBlockRows));
@@ -147,7 +149,7 @@ Clustering<I> cluster_variable(const CsrView<I, V> &A, const ClusteringOptions &
 
   Clustering<I> cl;
   cl.rows.resize(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(detail::threads_for(n))
   for (Count i = 0; i < n; ++i) cl.rows[i] = static_cast<I>(i);
   cl.ptr.clear();
   for (Count i = 0; i < n; ++i)

@@ -40,6 +40,8 @@
 // intersection per re-scored root pair. Memory: one chunk of S, nnz(A) for A^T and a ones array,
 // nrows * k (index, similarity) slots, and the candidate list.
 #include "pcluster/clustering.hpp"
+
+#include "parallel.hpp"
 #include "pcluster/csr.hpp"
 #include "pcluster/spgemm.hpp"
 
@@ -134,7 +136,7 @@ std::vector<Candidate<I>> candidate_pairs(const CsrView<I, V> &A, int k, double 
 
   // Work of each row of S: sum over A(i,c) of nnz(A(:,c)).
   std::vector<Count> flops(static_cast<std::size_t>(n) + 1, 0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(detail::threads_for(A.nnz()))
   for (I i = 0; i < n; ++i) {
     Count f = 0;
     for (I p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) f += PT.row_length(A.colidx[p]);
@@ -163,7 +165,7 @@ std::vector<Candidate<I>> candidate_pairs(const CsrView<I, V> &A, int k, double 
     const CsrView<I, double> Ach{m, A.ncols, chunk_rowptr.data(), A.colidx + A.rowptr[r0], ones.data()};
     const CsrMatrix<I, double> S = multiply(Ach, PT, sopts);
 
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) num_threads(detail::threads_for(S.nnz()))
     for (I li = 0; li < m; ++li) {
       const I i = r0 + li;
       const Count ni = A.row_length(i);
@@ -210,7 +212,7 @@ std::vector<Candidate<I>> candidate_pairs(const CsrView<I, V> &A, int k, double 
     return std::find(bj, bj + top_n[j], i) != bj + top_n[j];
   };
   std::vector<Count> offset(static_cast<std::size_t>(n) + 1, 0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(detail::threads_for(n))
   for (I i = 0; i < n; ++i) {
     Count c = 0;
     const I *bj = top_j.data() + static_cast<std::size_t>(i) * ks;
@@ -219,7 +221,7 @@ std::vector<Candidate<I>> candidate_pairs(const CsrView<I, V> &A, int k, double 
   }
   for (I i = 0; i < n; ++i) offset[i + 1] += offset[i];
   std::vector<Candidate<I>> cand(static_cast<std::size_t>(offset[n]));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(detail::threads_for(n))
   for (I i = 0; i < n; ++i) {
     Count o = offset[i];
     const I *bj = top_j.data() + static_cast<std::size_t>(i) * ks;
