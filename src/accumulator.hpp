@@ -34,11 +34,12 @@ constexpr Count kDenseDivisor = 16;
 constexpr Count kDenseAlwaysBelowColumns = Count(1) << 20;
 
 // With the dense map, a row's n columns spread over a window of w = max - min + 1 columns are put
-// in order by scanning the window's stamps rather than sorting: a scan costs ~w cheap, branch-free
-// compares, a sort ~n log2 n dear ones. Past n = w / kScanDivisor the scan wins (banded and mesh
-// matrices: a 27-point stencil squared has n = 125 in a window of ~3300 for a 40^3 grid).
-constexpr Count kScanDivisor = 32;
-inline bool prefer_scan(Count n, Count window) { return n * kScanDivisor > window; }
+// in order by scanning the window's bitmap words rather than sorting: the scan costs ~w/64 word
+// reads plus n extractions, a sort ~n log2 n compares. Scan while the window has at most
+// kScanWordsPerColumn words per column (banded and mesh matrices: a 27-point stencil squared has
+// n = 125 in a window of ~130 words for a 64^3 grid; a 7-point one n = 25 in ~310 words: sort).
+constexpr Count kScanWordsPerColumn = 4;
+inline bool prefer_scan(Count n, Count window) { return window / 64 <= n * kScanWordsPerColumn; }
 
 // Auto rule: `work` is an upper bound on the distinct columns of the row (its flops, capped at ncols).
 inline bool prefer_dense(Count work, Count ncols)
@@ -49,8 +50,15 @@ inline bool prefer_dense(Count work, Count ncols)
 template <class I>
 class DenseColumnMap {
  public:
+  // Row-wise symbolic needs only the bitmap (ncols bits: 128 KiB for 2^20 columns, so it stays in
+  // L2); slots and stamps are allocated when insert() is needed.
+  void prepare_marks(I ncols)
+  {
+    if (bits_.size() < words(ncols)) bits_.assign(words(ncols), 0);
+  }
   void prepare(I ncols)
   {
+    prepare_marks(ncols);
     if (static_cast<I>(slot_.size()) < ncols) {
       slot_.assign(ncols, 0);
       stamp_.assign(ncols, 0);
@@ -65,7 +73,7 @@ class DenseColumnMap {
       epoch_ = 1;
     }
   }
-  // Returns the slot of column j, inserting it if new; `inserted` tells which.
+  // Returns the slot of column j, inserting it if new; `inserted` tells which. Needs prepare().
   I insert(I j, bool &inserted)
   {
     if (stamp_[j] != epoch_) {
@@ -75,27 +83,41 @@ class DenseColumnMap {
     } else inserted = false;
     return slot_[j];
   }
-  // Row-wise symbolic needs only "first time seen?": no slot is recorded.
+  I find(I j) const { return slot_[j]; } // j must have been inserted since reset()
+
+  // The bitmap of a row's columns: mark() sets j's bit and tells whether it was new. The marks
+  // must be cleared before the next row, by take_sorted() or unmark().
   bool mark(I j)
   {
-    if (stamp_[j] == epoch_) return false;
-    stamp_[j] = epoch_;
-    ++n_;
+    std::uint64_t &w = bits_[static_cast<std::size_t>(j) >> 6];
+    const std::uint64_t bit = std::uint64_t(1) << (j & 63);
+    if (w & bit) return false;
+    w |= bit;
     return true;
   }
-  I find(I j) const { return slot_[j]; } // j must have been inserted since reset()
-  // Writes the columns in [lo, hi) inserted since reset() in ascending order, by scanning their
-  // stamps: cheaper than sorting when they are dense in that window (see prefer_scan()).
-  I *sorted_columns(I lo, I hi, I *out) const
+  // Writes the marked columns (all within [lo, hi]) in ascending order and clears them: a scan of
+  // the window's words, cheaper than a sort when the columns are dense in it (prefer_scan()).
+  I *take_sorted(I lo, I hi, I *out)
   {
-    const std::uint32_t *const stamp = stamp_.data();
-    for (I j = lo; j < hi; ++j)
-      if (stamp[j] == epoch_) *out++ = j;
+    for (std::size_t w = static_cast<std::size_t>(lo) >> 6; w <= static_cast<std::size_t>(hi) >> 6; ++w) {
+      std::uint64_t x = bits_[w];
+      bits_[w] = 0;
+      while (x) {
+        *out++ = static_cast<I>((w << 6) + static_cast<std::size_t>(__builtin_ctzll(x)));
+        x &= x - 1;
+      }
+    }
     return out;
+  }
+  void unmark(const I *first, const I *last)
+  {
+    for (; first < last; ++first) bits_[static_cast<std::size_t>(*first) >> 6] = 0;
   }
   I size() const { return n_; }
 
  private:
+  static std::size_t words(I ncols) { return (static_cast<std::size_t>(ncols) + 63) / 64; }
+  std::vector<std::uint64_t> bits_;
   std::vector<I> slot_;
   std::vector<std::uint32_t> stamp_;
   std::uint32_t epoch_ = 0;

@@ -183,6 +183,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
           const I slot = map.insert(bcol[q], inserted);
           if (inserted) {
             *end++ = bcol[q];
+            if constexpr (std::is_same_v<Map, DenseColumnMap<I>>) map.mark(bcol[q]); // for take_sorted()
             lo = std::min(lo, bcol[q]);
             hi = std::max(hi, bcol[q]);
             acc[slot] = a * b_values[q];
@@ -191,8 +192,12 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
       }
     }
     if constexpr (std::is_same_v<Map, DenseColumnMap<I>>) {
-      if (prefer_scan(end - begin, Count(hi) - lo + 1)) map.sorted_columns(lo, hi + 1, begin);
-      else sort_small(begin, end, std::less<I>());
+      if (begin == end) {
+      } else if (prefer_scan(end - begin, Count(hi) - lo + 1)) map.take_sorted(lo, hi, begin);
+      else {
+        sort_small(begin, end, std::less<I>());
+        map.unmark(begin, end);
+      }
     } else sort_small(begin, end, std::less<I>());
     if (WithValues) {
       V *const vals = out.vals.get() + out.size;
@@ -511,7 +516,8 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
           else symbolic_unit<true, false>(u, work, B, b_values, map, ws, out[ch], row_count.data(), row_start.data());
         };
         if (dense) {
-          ws.dense.prepare(B.ncols);
+          if (u.s > 1 || fused) ws.dense.prepare(B.ncols);
+          else ws.dense.prepare_marks(B.ncols); // row-wise pattern only: the bitmap suffices
           dense_rows += u.s;
           run(ws.dense);
         } else run(ws.hash);
