@@ -213,6 +213,8 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
   ws.slot_mask.clear();
   if (WithValues && static_cast<Count>(ws.acc.size()) < work * s) ws.acc.resize(work * s);
   V *const __restrict acc = ws.acc.data();
+  constexpr bool kDense = std::is_same_v<Map, DenseColumnMap<I>>;
+  I lo = B.ncols, hi = -1; // window of the cluster's columns, for ordering by scan
   for (I t = 0; t < u.n; ++t) {
     const I k = u.cols[t];
     const RowMask m = u.masks[t];
@@ -223,6 +225,11 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
       if (inserted) {
         ws.slot_col.push_back(bcol[q]);
         ws.slot_mask.push_back(m);
+        if constexpr (kDense) {
+          map.mark(bcol[q]);
+          lo = std::min(lo, bcol[q]);
+          hi = std::max(hi, bcol[q]);
+        }
         if (WithValues)
           for (I l = 0; l < s; ++l) acc[static_cast<std::size_t>(slot) * s + l] = a[l] * b_values[q];
       } else {
@@ -232,9 +239,21 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
       }
     }
   }
-  ws.sorted.resize(ws.slot_col.size()); // (column, slot), sorted by column
-  for (std::size_t z = 0; z < ws.slot_col.size(); ++z) ws.sorted[z] = {ws.slot_col[z], static_cast<I>(z)};
-  sort_small(ws.sorted.data(), ws.sorted.data() + ws.sorted.size(), [](const auto &a, const auto &b) { return a.first < b.first; });
+  const std::size_t nslots = ws.slot_col.size();
+  ws.sorted.resize(nslots); // (column, slot), sorted by column
+  bool ordered = false;
+  if constexpr (kDense) { // as in the row-wise body: scan the window's bitmap, or sort and unmark
+    if (nslots > 0 && prefer_scan(static_cast<Count>(nslots), Count(hi) - lo + 1)) {
+      ws.entry_slot.resize(nslots);
+      map.take_sorted(lo, hi, ws.entry_slot.data());
+      for (std::size_t z = 0; z < nslots; ++z) ws.sorted[z] = {ws.entry_slot[z], map.find(ws.entry_slot[z])};
+      ordered = true;
+    } else map.unmark(ws.slot_col.data(), ws.slot_col.data() + nslots);
+  }
+  if (!ordered) {
+    for (std::size_t z = 0; z < nslots; ++z) ws.sorted[z] = {ws.slot_col[z], static_cast<I>(z)};
+    sort_small(ws.sorted.data(), ws.sorted.data() + nslots, [](const auto &a, const auto &b) { return a.first < b.first; });
+  }
   I *const cols = out.cols.get();
   for (I l = 0; l < s; ++l) {
     const RowMask bit = RowMask(1) << l;
