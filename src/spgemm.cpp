@@ -270,6 +270,20 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
 
 // ---- numeric --------------------------------------------------------------------------------
 
+// add(j, A(i,k) * B(k,j)) for every stored A(i,k) of a one-row unit and every stored B(k,j).
+template <class I, class V, class Add>
+inline void for_each_product(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, Add &&add)
+{
+  const I *const __restrict bptr = B.rowptr;
+  const I *const __restrict bcol = B.colidx;
+  const V *const __restrict bval = b_values;
+  for (I t = 0; t < u.n; ++t) {
+    const I k = u.cols[t];
+    const V a = u.values[t];
+    for (I q = bptr[k]; q < bptr[k + 1]; ++q) add(bcol[q], a * bval[q]);
+  }
+}
+
 // acc[slot*s + l] += A(row l, k) * B(k, j) for every stored B(k, j) of the cluster's columns k.
 // W > 0 fixes s == W at compile time; W == 0 reads s from the unit.
 template <int W, class I, class V, class Map>
@@ -299,14 +313,7 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
     (void)map, (void)expected;
     if (ws.dense_values.size() < static_cast<std::size_t>(C.ncols)) ws.dense_values.assign(C.ncols, V(0));
     V *const __restrict x = ws.dense_values.data();
-    const I *const __restrict bptr = B.rowptr;
-    const I *const __restrict bcol = B.colidx;
-    const V *const __restrict bval = b_values;
-    for (I t = 0; t < u.n; ++t) {
-      const I k = u.cols[t];
-      const V a = u.values[t];
-      for (I q = bptr[k]; q < bptr[k + 1]; ++q) x[bcol[q]] += a * bval[q];
-    }
+    for_each_product(u, B, b_values, [x](I j, V ab) { x[j] += ab; });
     const I i = u.rows[0];
     for (I p = C.rowptr[i]; p < C.rowptr[i + 1]; ++p) {
       c_values[p] = x[C.colidx[p]];
@@ -320,14 +327,7 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
       c_values[p] = V(0);
     }
     V *const __restrict c = c_values + base;
-    const I *const __restrict bptr = B.rowptr;
-    const I *const __restrict bcol = B.colidx;
-    const V *const __restrict bval = b_values;
-    for (I t = 0; t < u.n; ++t) {
-      const I k = u.cols[t];
-      const V a = u.values[t];
-      for (I q = bptr[k]; q < bptr[k + 1]; ++q) c[map.find(bcol[q])] += a * bval[q];
-    }
+    for_each_product(u, B, b_values, [c, &map](I j, V ab) { c[map.find(j)] += ab; });
   } else { // cluster: s partial sums per slot
     map.reset(expected);
     const I s = u.s;
