@@ -97,6 +97,14 @@ struct UnitSource {
   const ClusterMatrix<I, V> *M = nullptr;
   std::vector<I> identity; // row-wise: rows[u] == u, so Unit::rows can point into it
 
+  // Row-wise: every row of A is a unit of its own, with A's values (or ones) a_values.
+  void use_rows(const V *values)
+  {
+    M = nullptr;
+    a_values = values;
+    identity.resize(A->nrows);
+    std::iota(identity.begin(), identity.end(), I(0));
+  }
   I count() const { return M ? M->num_clusters() : A->nrows; }
   Unit<I, V> operator()(I u) const
   {
@@ -477,11 +485,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   // Cluster padding times Inf/NaN in B would be NaN (see "Padding"): compute values in numeric().
   const bool values_by_numeric = fused && units.M && !all_finite<I, V>(b_values, B.nnz());
   if (values_by_numeric) fused = false;
-  if (!units.M) {
-    units.a_values = fused ? im.values_or_ones(A, im.ones_a) : nullptr;
-    units.identity.resize(A.nrows);
-    std::iota(units.identity.begin(), units.identity.end(), I(0));
-  }
+  if (!units.M) units.use_rows(fused ? im.values_or_ones(A, im.ones_a) : nullptr);
   const I nunits = units.count();
 
   // Per-unit work: distinct-column bound (union flops, capped at ncols) and multiply count.
@@ -602,11 +606,7 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
       throw std::invalid_argument("C = A*B numeric: A's pattern changed since the symbolic phase");
     im.clustered->refresh_values(A);
     units.M = &*im.clustered;
-  } else {
-    units.a_values = im.values_or_ones(A, im.ones_a);
-    units.identity.resize(A.nrows);
-    std::iota(units.identity.begin(), units.identity.end(), I(0));
-  }
+  } else units.use_rows(im.values_or_ones(A, im.ones_a));
   // Chunks were balanced for the symbolic kernel's units; a row-wise fallback re-balances by rows.
   std::vector<I> chunks = im.chunks;
   if (!clustered && im.clustered) {
@@ -627,14 +627,14 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
         for (I l = 0; l < u.s; ++l) expected += C.row_length(u.rows[l]);
         expected = std::min<Count>(expected, C.ncols);
         const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(expected, C.ncols));
+        auto run = [&](auto &map) {
+          if (u.s > 1) numeric_unit<false>(u, expected, B, b_values, C, c_values, map, ws);
+          else numeric_unit<true>(u, expected, B, b_values, C, c_values, map, ws);
+        };
         if (dense) {
-          if (u.s > 1) ws.dense.prepare(C.ncols);
-          if (u.s > 1) numeric_unit<false>(u, expected, B, b_values, C, c_values, ws.dense, ws);
-          else numeric_unit<true>(u, expected, B, b_values, C, c_values, ws.dense, ws);
-        } else {
-          if (u.s > 1) numeric_unit<false>(u, expected, B, b_values, C, c_values, ws.hash, ws);
-          else numeric_unit<true>(u, expected, B, b_values, C, c_values, ws.hash, ws);
-        }
+          if (u.s > 1) ws.dense.prepare(C.ncols); // row-wise dense uses ws.dense_values instead
+          run(ws.dense);
+        } else run(ws.hash);
       }
     }
   }
