@@ -44,7 +44,7 @@ void validate(const CsrView<I, V> &A, const char *name)
 }
 
 template <class I, class V>
-CsrMatrix<I, V> transpose(const CsrView<I, V> &A)
+CsrMatrix<I, V> transpose(const CsrView<I, V> &A, std::vector<I> *source)
 {
   CsrMatrix<I, V> T;
   T.nrows = A.ncols;
@@ -53,6 +53,7 @@ CsrMatrix<I, V> transpose(const CsrView<I, V> &A)
   T.rowptr.assign(static_cast<std::size_t>(A.ncols) + 1, 0);
   T.colidx.resize(nnz);
   if (A.values) T.values.resize(nnz);
+  if (source) source->resize(nnz);
   for (Count p = 0; p < nnz; ++p) ++T.rowptr[A.colidx[p] + 1];
   for (I j = 0; j < A.ncols; ++j) T.rowptr[j + 1] += T.rowptr[j];
   std::vector<I> next(T.rowptr.begin(), T.rowptr.end() - 1);
@@ -62,13 +63,55 @@ CsrMatrix<I, V> transpose(const CsrView<I, V> &A)
       const I dst = next[A.colidx[p]]++;
       T.colidx[dst] = i;
       if (A.values) T.values[dst] = A.values[p];
+      if (source) (*source)[dst] = p;
     }
   return T;
 }
 
+template <class I, class V>
+Count insert_missing_diagonal(I ncols, std::vector<I> &rowptr, std::vector<I> &colidx, std::vector<V> *values)
+{
+  const I nrows = static_cast<I>(rowptr.size()) - 1;
+  const I ndiag = std::min(nrows, ncols);
+  auto has_diagonal = [&](I i) { return std::binary_search(colidx.begin() + rowptr[i], colidx.begin() + rowptr[i + 1], i); };
+  Count missing = 0;
+  for (I i = 0; i < ndiag; ++i) missing += !has_diagonal(i);
+  if (!missing) return 0;
+  const Count nnz = static_cast<Count>(colidx.size()) + missing;
+  checked_index<I>(nnz, "nnz with the diagonal");
+  std::vector<I> new_rowptr(rowptr.size()), new_colidx(static_cast<std::size_t>(nnz));
+  std::vector<V> new_values(values ? static_cast<std::size_t>(nnz) : 0);
+  I q = 0;
+  for (I i = 0; i < nrows; ++i) {
+    const bool add = i < ndiag && !has_diagonal(i);
+    bool done = !add;
+    for (I p = rowptr[i]; p < rowptr[i + 1]; ++p) {
+      if (!done && colidx[p] > i) {
+        new_colidx[q] = i;
+        if (values) new_values[q] = V(0);
+        ++q, done = true;
+      }
+      new_colidx[q] = colidx[p];
+      if (values) new_values[q] = (*values)[p];
+      ++q;
+    }
+    if (!done) {
+      new_colidx[q] = i;
+      if (values) new_values[q] = V(0);
+      ++q;
+    }
+    new_rowptr[i + 1] = q;
+  }
+  rowptr.swap(new_rowptr);
+  colidx.swap(new_colidx);
+  if (values) values->swap(new_values);
+  return missing;
+}
+
 #define PCLUSTER_INSTANTIATE_CSR(I, V) \
+  template Count insert_missing_diagonal<I, V>(I, std::vector<I> &, std::vector<I> &, std::vector<V> *); \
   template void validate<I, V>(const CsrView<I, V> &, const char *); \
-  template CsrMatrix<I, V> transpose<I, V>(const CsrView<I, V> &);
+  template CsrMatrix<I, V> transpose<I, V>(const CsrView<I, V> &, std::vector<I> *);
 PCLUSTER_INSTANTIATE_CSR(std::int32_t, double)
 PCLUSTER_INSTANTIATE_CSR(std::int64_t, double)
 PCLUSTER_INSTANTIATE_CSR(std::int32_t, float)

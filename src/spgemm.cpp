@@ -578,6 +578,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     out[ch].cols.reset();
     out[ch].vals.reset();
   }
+  if (opts.include_diagonal) nnz += insert_missing_diagonal(B.ncols, c_rowptr, c_colidx, fused ? c_values : static_cast<std::vector<V> *>(nullptr));
   st.nnz_c = nnz;
   if (values_by_numeric) {
     c_values->resize(nnz);

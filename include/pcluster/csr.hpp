@@ -67,8 +67,16 @@ I checked_index(Count n, const char *what)
 template <class I, class V>
 void validate(const CsrView<I, V> &A, const char *name);
 
-// Transpose (pattern and values), O(nnz + nrows + ncols). The result has sorted rows.
+// Transpose (pattern and values), O(nnz + nrows + ncols). The result has sorted rows. With source,
+// source[q] is the position in A of the transpose's entry q, so that a transpose of A with new
+// values and the same pattern is a gather: T.values[q] = A.values[source[q]].
 template <class I, class V>
-CsrMatrix<I, V> transpose(const CsrView<I, V> &A);
+CsrMatrix<I, V> transpose(const CsrView<I, V> &A, std::vector<I> *source = nullptr);
+
+// Adds the missing diagonal entries (i,i), i < min(nrows, ncols), to a CSR pattern with sorted rows
+// (values, if given, get 0 there): PETSc's MAT_FORCE_DIAGONAL_ENTRIES. O(nnz), and no copy when
+// every diagonal entry is present. Returns the number added.
+template <class I, class V>
+Count insert_missing_diagonal(I ncols, std::vector<I> &rowptr, std::vector<I> &colidx, std::vector<V> *values);
 
 } // namespace pcluster

@@ -38,6 +38,10 @@ struct SpgemmOptions {
   int row_block_size = 1; // block size of A's rows (dofs per node), a hint for ClusterScheme::Auto
   Accumulator accumulator = Accumulator::Auto;
   int num_threads = 0; // 0: omp_get_max_threads()
+  // C's pattern also holds every diagonal entry (i,i), i < min(nrows, ncols), zero where the product
+  // has none (PETSc's MAT_FORCE_DIAGONAL_ENTRIES). numeric() fills any superset of the product's
+  // pattern, so the extra entries cost nothing there.
+  bool include_diagonal = false;
 };
 
 // What the symbolic phase measured, for -info, views and benchmarks.

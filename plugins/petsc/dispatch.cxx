@@ -92,20 +92,22 @@ static PetscErrorCode MatProductSetFromOptions_SeqAIJ_Cluster(Mat C)
 
     PetscCheck(MatProductSetFromOptions_SeqAIJ_Orig, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "petsc-cluster: PETSc's SeqAIJ product selector was not captured");
     ierr = (*MatProductSetFromOptions_SeqAIJ_Orig)(C);
-    if (ierr == PETSC_ERR_USER && set) (void)(*PetscErrorPrintf)("petsc-cluster adds these algorithms for -%s%s (C = A*B, seqaij A and B): %s\n", prefix, option + 1, MatClusterAlgorithmList);
+    if (ierr == PETSC_ERR_USER && set) (void)(*PetscErrorPrintf)("petsc-cluster adds these algorithms for -%s%s (seqaij operands): %s\n", prefix, option + 1, MatClusterAlgorithmList);
     PetscCall(ierr);
     PetscFunctionReturn(0);
   }
 
-  /* One of ours: this issue implements C = A*B with A and B exactly MATSEQAIJ (host memory) */
+  /* One of ours: every product type of the core (AB, AtB, ABt, PtAP, RARt, ABC), operands exactly
+     MATSEQAIJ (host memory). Mixed operand types never reach this hook (see the top of this file). */
   PetscCall(PetscObjectTypeCompare((PetscObject)product->A, MATSEQAIJ, &seqA));
   PetscCall(PetscObjectTypeCompare((PetscObject)product->B, MATSEQAIJ, &seqB));
-  PetscCheck(product->type == MATPRODUCT_AB && seqA && seqB, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP,
-             "petsc-cluster algorithm %s (%s%s%s) supports only MatProductType AB with A and B of type %s; got %s with A %s and B %s. Use one of PETSc's algorithms for this product",
+  if (product->type == MATPRODUCT_ABC && seqA && seqB) PetscCall(PetscObjectTypeCompare((PetscObject)product->C, MATSEQAIJ, &seqB));
+  PetscCheck(MatClusterProductTypeSupported_Private(product->type) && seqA && seqB, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP,
+             "petsc-cluster algorithm %s (%s%s%s) supports MatProductType AB, AtB, ABt, PtAP, RARt and ABC with operands of type %s; got %s with A %s and B %s. Use one of PETSc's algorithms for this product",
              alg, set ? "from -" : "set by MatProductSetAlgorithm()", set ? prefix : "", set ? option + 1 : "", MATSEQAIJ, MatProductTypes[product->type], ((PetscObject)product->A)->type_name,
              ((PetscObject)product->B)->type_name);
   PetscCall(MatProductSetAlgorithm(C, canonical)); /* persists; shown by views and -info */
-  C->ops->productsymbolic = MatProductSymbolic_AB_SeqAIJ_SeqAIJ_Cluster;
+  C->ops->productsymbolic = MatProductSymbolic_SeqAIJ_Cluster;
   PetscCall(PetscInfo(C, "petsc-cluster takes MatProduct %s (%s x %s) with algorithm %s\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name, product->alg));
   PetscFunctionReturn(0);
 }

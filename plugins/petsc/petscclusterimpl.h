@@ -4,7 +4,7 @@
    register.cxx        package registration, log events, finalize hook
    dispatch.cxx        SeqAIJ constructor wrapper + productsetfromoptions hook (petsc.md §2 (a))
    options.cxx         -mat_cluster_* options -> pcluster::SpgemmOptions
-   product_seqaij.cxx  C = A*B for MATSEQAIJ: symbolic, numeric, view, destroy
+   product_seqaij.cxx  AB, AtB, ABt, PtAP, RARt, ABC for MATSEQAIJ: symbolic, numeric, view, destroy
 */
 #pragma once
 
@@ -12,6 +12,7 @@
 #include <petsc/private/matimpl.h>
 
 #include "pcluster/csr.hpp"
+#include "pcluster/product.hpp"
 #include "pcluster/spgemm.hpp"
 
 #include <exception>
@@ -33,8 +34,9 @@ PETSC_INTERN const char    *MatClusterAlgorithmList_Private(void); /* "cluster, 
 /* options.cxx: reads the -mat_cluster_* options under C's prefix for algorithm alg */
 PETSC_INTERN PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts);
 
-/* product_seqaij.cxx */
-PETSC_INTERN PetscErrorCode MatProductSymbolic_AB_SeqAIJ_SeqAIJ_Cluster(Mat C);
+/* product_seqaij.cxx: every product type of pcluster::ProductPlan on MATSEQAIJ operands */
+PETSC_INTERN PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C);
+PETSC_INTERN PetscBool      MatClusterProductTypeSupported_Private(MatProductType);
 
 /*
    PetscClusterCallCXX(comm, what, statements) - runs core (C++) code and turns its exceptions into

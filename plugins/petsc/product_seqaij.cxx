@@ -1,10 +1,13 @@
 /*
-   C = A*B for MATSEQAIJ A and B with the core's kernels (row-wise or cluster-wise).
+   Every MatProduct type (AB, AtB, ABt, PtAP, RARt, ABC) for MATSEQAIJ operands with the core's
+   kernels (row-wise or cluster-wise), as the chains of pcluster::ProductPlan (include/pcluster/
+   product.hpp says which chain each type is and why).
 
-   Symbolic: pcluster::SpgemmPlan::symbolic() on zero-copy CsrViews of A and B gives C's pattern; C is
+   Symbolic: ProductPlan::symbolic() on zero-copy CsrViews of the operands gives C's pattern; C is
    built in place as a MATSEQAIJ that owns its arrays, assembled with zeros (a symbolic-only C must be
-   usable), and the plan (clusters, accumulator choices, ...) is kept in C->product->data for the
-   numeric phase. Numeric: plan.numeric() into C's value array. MAT_REUSE_MATRIX runs only numeric.
+   usable), and the plan (clusters, transposes, intermediate products, ...) is kept in
+   C->product->data for the numeric phase. Numeric: plan.numeric() into C's value array.
+   MAT_REUSE_MATRIX runs only numeric.
 
    Before each numeric phase the operands are checked against what symbolic saw: same object and
    nonzero state (cheap), otherwise the same dimensions, nnz and a hash of the pattern (O(nnz)). A
@@ -13,6 +16,7 @@
 */
 #include "petscclusterimpl.h"
 
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <sys/mman.h>
@@ -21,7 +25,7 @@
 
 namespace
 {
-using Plan    = pcluster::SpgemmPlan<PetscInt, PetscScalar>;
+using Plan    = pcluster::ProductPlan<PetscInt, PetscScalar>;
 using CsrView = pcluster::CsrView<PetscInt, PetscScalar>;
 
 /* What symbolic saw of an operand, to validate a numeric phase */
@@ -33,17 +37,20 @@ struct OperandStamp {
   std::uint64_t    hash = 0;
 };
 
+constexpr int kMaxOperands = 3;
+
 /* C->product->data */
 struct MatProductCluster_SeqAIJ {
   Plan            plan;
-  OperandStamp    A, B;
-  pcluster::Count nnz_c       = 0;
-  PetscLogDouble  seconds_csr = 0; /* building C's structure from the plan's CSR */
+  int             nops = 0;
+  OperandStamp    stamp[kMaxOperands];
+  pcluster::Count nnz_c         = 0;
+  PetscLogDouble  seconds_csr   = 0; /* building C's structure from the plan's CSR */
   PetscInt        numeric_count = 0;
   /* Fused symbolic+numeric (MatMatMult() and friends, api_user): C's values were formed by the
-     symbolic phase; the first numeric phase skips the kernel if A and B are unchanged since. */
+     symbolic phase; the first numeric phase skips the kernel if no operand changed since. */
   PetscBool        values_from_symbolic = PETSC_FALSE;
-  PetscObjectState stateA = 0, stateB = 0;
+  PetscObjectState state[kMaxOperands] = {0, 0, 0};
 };
 
 /* A position-weighted checksum of the pattern: detects a different pattern with equal nnz behind a
@@ -161,7 +168,7 @@ static PetscErrorCode MatClusterCsrStorageDestroy(void *ctx)
    hand (objects composed on C before the product was computed are dropped, as with any
    MatHeaderReplace).
 */
-static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, Mat A, Mat B, std::vector<PetscInt> &ci, std::vector<PetscInt> &cj, std::vector<PetscScalar> &cv)
+static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, PetscInt m, PetscInt n, PetscInt rbs, PetscInt cbs, std::vector<PetscInt> &ci, std::vector<PetscInt> &cj, std::vector<PetscScalar> &cv)
 {
   MatClusterCsrStorage *storage = NULL;
   PetscContainer        container;
@@ -169,6 +176,7 @@ static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, Mat A, Mat B, std::ve
   Mat_Product          *product = C->product;
   PetscOptions          options = ((PetscObject)C)->options;
   char                 *prefix = NULL, *name = NULL;
+  const PetscBool       force_diagonals = C->force_diagonals;
   PetscErrorCode        ierr;
 
   PetscFunctionBegin;
@@ -183,7 +191,7 @@ static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, Mat A, Mat B, std::ve
     if (st->j.empty()) st->j.push_back(0); /* non-NULL array for an empty C */
     storage = st.release();
   });
-  ierr = MatCreateSeqAIJWithArrays(PetscObjectComm((PetscObject)C), A->rmap->n, B->cmap->n, storage->i.data(), storage->j.data(), storage->a, &T);
+  ierr = MatCreateSeqAIJWithArrays(PetscObjectComm((PetscObject)C), m, n, storage->i.data(), storage->j.data(), storage->a, &T);
   if (ierr) delete storage;
   PetscCall(ierr);
   ierr = PetscContainerCreate(PetscObjectComm((PetscObject)C), &container);
@@ -193,7 +201,7 @@ static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, Mat A, Mat B, std::ve
   PetscCall(PetscContainerSetUserDestroy(container, MatClusterCsrStorageDestroy));
   PetscCall(PetscObjectCompose((PetscObject)T, "MatClusterCsrStorage", (PetscObject)container)); /* T (then C) owns the arrays */
   PetscCall(PetscContainerDestroy(&container));
-  PetscCall(MatSetBlockSizesFromMats(T, A, B));
+  PetscCall(MatSetBlockSizes(T, rbs, cbs));
   PetscCall(MatSetOption(T, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
 
   if (((PetscObject)C)->prefix) PetscCall(PetscStrallocpy(((PetscObject)C)->prefix, &prefix));
@@ -203,6 +211,7 @@ static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, Mat A, Mat B, std::ve
   C->product = product;
   PetscCall(ierr);
   ((PetscObject)C)->options = options;
+  C->force_diagonals        = force_diagonals; /* MatSetOption(C, MAT_FORCE_DIAGONAL_ENTRIES) made before the product */
   PetscCall(PetscObjectSetOptionsPrefix((PetscObject)C, prefix));
   if (name) PetscCall(PetscObjectSetName((PetscObject)C, name));
   PetscCall(PetscFree(prefix));
@@ -217,6 +226,92 @@ static PetscErrorCode MatProductDestroy_Cluster_SeqAIJ(void *data)
   PetscFunctionReturn(0);
 }
 
+/* The core's name for a MatProduct type; false for types without a chain */
+static bool MatClusterProductType(MatProductType type, pcluster::ProductType *t)
+{
+  switch (type) {
+  case MATPRODUCT_AB:
+    *t = pcluster::ProductType::AB;
+    return true;
+  case MATPRODUCT_AtB:
+    *t = pcluster::ProductType::AtB;
+    return true;
+  case MATPRODUCT_ABt:
+    *t = pcluster::ProductType::ABt;
+    return true;
+  case MATPRODUCT_PtAP:
+    *t = pcluster::ProductType::PtAP;
+    return true;
+  case MATPRODUCT_RARt:
+    *t = pcluster::ProductType::RARt;
+    return true;
+  case MATPRODUCT_ABC:
+    *t = pcluster::ProductType::ABC;
+    return true;
+  default:
+    return false;
+  }
+}
+
+PetscBool MatClusterProductTypeSupported_Private(MatProductType type)
+{
+  pcluster::ProductType t;
+  return MatClusterProductType(type, &t) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* The product's operands in the order the core takes them (A, B[, C]; PtAP's B is P, RARt's B is R) */
+static PetscErrorCode MatClusterGetOperands(Mat C, int *nops, Mat mats[kMaxOperands], const char *names[kMaxOperands], CsrView views[kMaxOperands])
+{
+  Mat_Product *product = C->product;
+  const bool   three   = product->type == MATPRODUCT_ABC;
+
+  PetscFunctionBegin;
+  *nops    = three ? 3 : 2;
+  mats[0]  = product->A; /* re-read on every call: MatProductReplaceMats() may have swapped them */
+  mats[1]  = product->B;
+  mats[2]  = three ? product->C : NULL;
+  names[0] = "A";
+  names[1] = product->type == MATPRODUCT_PtAP ? "P" : product->type == MATPRODUCT_RARt ? "R" : "B";
+  names[2] = "C";
+  for (int k = 0; k < *nops; ++k) {
+    PetscBool seq;
+    PetscCheck(mats[k], PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_NULL, "petsc-cluster: operand %s of the product is missing", names[k]);
+    PetscCall(PetscObjectTypeCompare((PetscObject)mats[k], MATSEQAIJ, &seq));
+    PetscCheck(seq, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONG, "petsc-cluster: operand %s must be %s (got %s)", names[k], MATSEQAIJ, ((PetscObject)mats[k])->type_name);
+    PetscCall(MatSeqAIJGetCsrView_Cluster(mats[k], names[k], &views[k]));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* C's block sizes, as PETSc's own SeqAIJ algorithms set them */
+static void MatClusterResultBlockSizes(Mat C, PetscInt *rbs, PetscInt *cbs)
+{
+  Mat_Product *product = C->product;
+  Mat          A = product->A, B = product->B;
+
+  switch (product->type) {
+  case MATPRODUCT_AtB: /* At*B with At = A^T */
+    *rbs = A->cmap->bs, *cbs = B->cmap->bs;
+    break;
+  case MATPRODUCT_ABt:
+    *rbs = A->rmap->bs, *cbs = B->rmap->bs;
+    break;
+  case MATPRODUCT_PtAP: /* matptap.c */
+    *rbs = *cbs = B->cmap->bs;
+    break;
+  case MATPRODUCT_RARt: /* matrart.c */
+    *rbs = *cbs = B->rmap->bs;
+    break;
+  case MATPRODUCT_ABC:
+    *rbs = A->rmap->bs, *cbs = product->C->cmap->bs;
+    break;
+  default:
+    *rbs = A->rmap->bs, *cbs = B->cmap->bs;
+  }
+  *rbs = PetscAbs(*rbs);
+  *cbs = PetscAbs(*cbs);
+}
+
 static PetscErrorCode MatProductView_Cluster_SeqAIJ(Mat C, PetscViewer viewer)
 {
   auto     *data = static_cast<MatProductCluster_SeqAIJ *>(C->product->data);
@@ -225,66 +320,73 @@ static PetscErrorCode MatProductView_Cluster_SeqAIJ(Mat C, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii || !data) PetscFunctionReturn(0);
-  const pcluster::SpgemmOptions &o = data->plan.options();
-  const pcluster::SpgemmStats   &s = data->plan.stats();
-  const bool                     cl = s.kernel == pcluster::Kernel::Cluster;
-  const bool auto_choice = o.kernel == pcluster::Kernel::Cluster && o.scheme == pcluster::ClusterScheme::Auto; /* algorithm "cluster" */
-  PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-cluster MatProduct %s: algorithm %s, kernel %s%s%s%s\n", MatProductTypes[C->product->type], C->product->alg, pcluster::to_string(s.kernel), cl ? ", scheme " : "", cl ? pcluster::to_string(s.scheme) : "",
-                                   auto_choice ? " (chosen automatically)" : ""));
+  const pcluster::SpgemmOptions &o           = data->plan.options();
+  const bool                     auto_choice = o.kernel == pcluster::Kernel::Cluster && o.scheme == pcluster::ClusterScheme::Auto; /* algorithm "cluster" */
+  PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-cluster MatProduct %s: algorithm %s\n", MatProductTypes[C->product->type], C->product->alg));
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  if (cl) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "cluster size %d, Jaccard threshold %g, top-k %d%s, row block size %d\n", o.clustering.cluster_size, o.clustering.jaccard_threshold, o.clustering.hierarchical_topk, o.clustering.hierarchical_topk ? "" : " (cluster size - 1)", o.row_block_size));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "clusters %" PetscInt64_FMT ", padding %" PetscInt64_FMT " explicit zeros, cluster flops %" PetscInt64_FMT "\n", (PetscInt64)s.num_clusters, (PetscInt64)s.cluster_padding, (PetscInt64)s.cluster_flops));
+  if (o.kernel == pcluster::Kernel::Cluster)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "cluster size %d, Jaccard threshold %g, top-k %d%s\n", o.clustering.cluster_size, o.clustering.jaccard_threshold, o.clustering.hierarchical_topk, o.clustering.hierarchical_topk ? "" : " (cluster size - 1)"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "accumulator %s, threads %d%s\n", pcluster::to_string(o.accumulator), o.num_threads, o.num_threads ? "" : " (OpenMP default)"));
+  for (const pcluster::ProductStep &st : data->plan.steps()) {
+    if (st.is_transpose) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "%s: explicit transpose, nnz %" PetscInt64_FMT "\n", st.what.c_str(), (PetscInt64)st.nnz));
+      continue;
+    }
+    const pcluster::SpgemmStats &s  = st.spgemm;
+    const bool                   cl = s.kernel == pcluster::Kernel::Cluster;
+    PetscCall(PetscViewerASCIIPrintf(viewer, "%s: kernel %s%s%s%s, flops %" PetscInt64_FMT " multiply-adds, nnz %" PetscInt64_FMT "\n", st.what.c_str(), pcluster::to_string(s.kernel), cl ? ", scheme " : "", cl ? pcluster::to_string(s.scheme) : "", auto_choice ? " (chosen automatically)" : "",
+                                     (PetscInt64)s.flops, (PetscInt64)st.nnz));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    if (cl) PetscCall(PetscViewerASCIIPrintf(viewer, "clusters %" PetscInt64_FMT ", padding %" PetscInt64_FMT " explicit zeros, cluster flops %" PetscInt64_FMT "\n", (PetscInt64)s.num_clusters, (PetscInt64)s.cluster_padding, (PetscInt64)s.cluster_flops));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "rows on the dense accumulator %" PetscInt64_FMT "; seconds: clustering %g, symbolic %g (incl. clustering)\n", (PetscInt64)s.rows_dense, s.seconds_clustering, s.seconds_symbolic));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "accumulator %s (rows on the dense accumulator %" PetscInt64_FMT "), threads %d%s\n", pcluster::to_string(o.accumulator), (PetscInt64)s.rows_dense, o.num_threads, o.num_threads ? "" : " (OpenMP default)"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "flops %" PetscInt64_FMT " multiply-adds, nnz(C) %" PetscInt64_FMT "\n", (PetscInt64)s.flops, (PetscInt64)s.nnz_c));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "seconds: clustering %g, symbolic %g (incl. clustering), building C %g; numeric runs %" PetscInt_FMT "\n", s.seconds_clustering, s.seconds_symbolic, data->seconds_csr, data->numeric_count));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "seconds: symbolic %g (all steps), building C %g; numeric runs %" PetscInt_FMT "\n", data->plan.seconds_symbolic(), data->seconds_csr, data->numeric_count));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatProductNumeric_AB_SeqAIJ_SeqAIJ_Cluster(Mat C)
+static PetscErrorCode MatProductNumeric_SeqAIJ_Cluster(Mat C)
 {
   Mat_Product *product = C->product;
   MPI_Comm     comm    = PetscObjectComm((PetscObject)C);
-  Mat          A, B;
-  CsrView      Av, Bv, Cv;
+  Mat          mats[kMaxOperands];
+  const char  *names[kMaxOperands];
+  CsrView      views[kMaxOperands], Cv;
   PetscScalar *ca = NULL;
-  PetscBool    seqA, seqB;
+  int          nops;
 
   PetscFunctionBegin;
   PetscCheck(product && product->data, comm, PETSC_ERR_ARG_WRONGSTATE, "petsc-cluster: the symbolic phase of this product is missing (was MatProductClear() called?)");
   auto *data = static_cast<MatProductCluster_SeqAIJ *>(product->data);
-  A          = product->A; /* re-read: MatProductReplaceMats() may have swapped them */
-  B          = product->B;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seqA));
-  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJ, &seqB));
-  PetscCheck(seqA && seqB, comm, PETSC_ERR_ARG_WRONG, "petsc-cluster: A and B must be %s (got %s and %s)", MATSEQAIJ, ((PetscObject)A)->type_name, ((PetscObject)B)->type_name);
-  PetscCall(MatSeqAIJGetCsrView_Cluster(A, "A", &Av));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(B, "B", &Bv));
-  PetscCall(MatClusterCheckStamp(A, "A", Av, data->A));
-  PetscCall(MatClusterCheckStamp(B, "B", Bv, data->B));
+  PetscCall(MatClusterGetOperands(C, &nops, mats, names, views));
+  PetscCheck(nops == data->nops, comm, PETSC_ERR_PLIB, "petsc-cluster: operand count changed");
+  for (int k = 0; k < nops; ++k) PetscCall(MatClusterCheckStamp(mats[k], names[k], views[k], data->stamp[k]));
   PetscCall(MatSeqAIJGetCsrView_Cluster(C, "C", &Cv));
-  PetscCheck(Cv.nrows == Av.nrows && Cv.ncols == Bv.ncols && Cv.nnz() == data->nnz_c, comm, PETSC_ERR_ARG_INCOMP, "petsc-cluster: C (%" PetscInt_FMT "x%" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros) no longer has the structure built by the symbolic phase (%" PetscInt64_FMT " nonzeros)", Cv.nrows, Cv.ncols,
-             (PetscInt64)Cv.nnz(), (PetscInt64)data->nnz_c);
+  PetscCheck(Cv.nnz() == data->nnz_c, comm, PETSC_ERR_ARG_INCOMP, "petsc-cluster: C (%" PetscInt_FMT "x%" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros) no longer has the structure built by the symbolic phase (%" PetscInt64_FMT " nonzeros)", Cv.nrows, Cv.ncols, (PetscInt64)Cv.nnz(),
+             (PetscInt64)data->nnz_c);
   Cv.values = NULL;
 
   if (data->values_from_symbolic) { /* first numeric after a fused symbolic phase */
-    PetscObjectState sA, sB;
+    PetscBool unchanged = PETSC_TRUE;
     data->values_from_symbolic = PETSC_FALSE;
-    PetscCall(PetscObjectStateGet((PetscObject)A, &sA));
-    PetscCall(PetscObjectStateGet((PetscObject)B, &sB));
-    if (A == data->A.mat && B == data->B.mat && sA == data->stateA && sB == data->stateB) {
-      PetscCall(PetscInfo(C, "petsc-cluster: values already formed by the symbolic phase, A and B unchanged since\n"));
+    for (int k = 0; k < nops; ++k) {
+      PetscObjectState s;
+      PetscCall(PetscObjectStateGet((PetscObject)mats[k], &s));
+      if (mats[k] != data->stamp[k].mat || s != data->state[k]) unchanged = PETSC_FALSE;
+    }
+    if (unchanged) {
+      PetscCall(PetscInfo(C, "petsc-cluster: values already formed by the symbolic phase, operands unchanged since\n"));
       data->numeric_count++;
       PetscFunctionReturn(0);
     }
   }
+  const std::vector<CsrView> operands(views, views + nops);
   PetscCall(MatSeqAIJGetArrayWrite(C, &ca));
-  PetscCall(PetscLogEventBegin(MAT_ClusterNum, A, B, C, 0));
-  PetscClusterCallCXX(comm, "numeric phase of C = A*B", data->plan.numeric(Av, Bv, Cv, ca));
-  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.stats().flops));
-  PetscCall(PetscLogEventEnd(MAT_ClusterNum, A, B, C, 0));
+  PetscCall(PetscLogEventBegin(MAT_ClusterNum, mats[0], mats[1], C, 0));
+  PetscClusterCallCXX(comm, "numeric phase", data->plan.numeric(operands, Cv, ca));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.flops()));
+  PetscCall(PetscLogEventEnd(MAT_ClusterNum, mats[0], mats[1], C, 0));
   PetscCall(MatSeqAIJRestoreArrayWrite(C, &ca));
   data->numeric_count++;
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
@@ -292,55 +394,79 @@ static PetscErrorCode MatProductNumeric_AB_SeqAIJ_SeqAIJ_Cluster(Mat C)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatProductSymbolic_AB_SeqAIJ_SeqAIJ_Cluster(Mat C)
+PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
 {
-  Mat_Product            *product = C->product;
-  MPI_Comm                comm    = PetscObjectComm((PetscObject)C);
-  Mat                     A = product->A, B = product->B;
-  CsrView                 Av, Bv;
-  pcluster::SpgemmOptions opts;
-  std::vector<PetscInt>   ci, cj;
-  std::vector<PetscScalar> cv;
-  PetscLogDouble          t0, t1;
-  /* MatMatMult() & co. (api_user) run numeric right after symbolic with the same values, so the
-     symbolic phase forms the values too. MatProductSymbolic() alone must leave zeros in C. */
-  const PetscBool         fuse = product->api_user;
+  Mat_Product                       *product = C->product;
+  MPI_Comm                           comm    = PetscObjectComm((PetscObject)C);
+  Mat                                mats[kMaxOperands];
+  const char                        *names[kMaxOperands];
+  CsrView                            views[kMaxOperands];
+  int                                nops;
+  pcluster::ProductType              type;
+  pcluster::SpgemmOptions            opts;
+  std::array<PetscInt, 2>            dims;
+  std::vector<pcluster::BlockSizes>  bs;
+  std::vector<PetscInt>              ci, cj;
+  std::vector<PetscScalar>           cv;
+  PetscInt                           rbs, cbs;
+  PetscLogDouble                     t0, t1;
+  /* MatMatMult(), MatPtAP() & co. (api_user) run numeric right after symbolic with the same values,
+     so the symbolic phase forms the values too. MatProductSymbolic() alone must leave zeros in C. */
+  const PetscBool fuse = product->api_user;
 
   PetscFunctionBegin;
   PetscCheck(!product->data, comm, PETSC_ERR_PLIB, "petsc-cluster: product data already set");
-  PetscCheck(A->cmap->n == B->rmap->n, comm, PETSC_ERR_ARG_SIZ, "petsc-cluster: C = A*B with A %" PetscInt_FMT "x%" PetscInt_FMT " and B %" PetscInt_FMT "x%" PetscInt_FMT ": the columns of A must match the rows of B", A->rmap->n, A->cmap->n, B->rmap->n, B->cmap->n);
+  PetscCheck(MatClusterProductType(product->type, &type), comm, PETSC_ERR_SUP, "petsc-cluster: MatProduct type %s is not supported", MatProductTypes[product->type]);
+  PetscCall(MatClusterGetOperands(C, &nops, mats, names, views));
+  const std::vector<CsrView> operands(views, views + nops);
+  try {
+    dims = pcluster::product_dimensions(type, operands);
+  } catch (const std::invalid_argument &e) {
+    SETERRQ(comm, PETSC_ERR_ARG_SIZ, "petsc-cluster: %s", e.what());
+  }
+  for (int k = 0; k < nops; ++k) bs.push_back({(int)PetscAbs(mats[k]->rmap->bs), (int)PetscAbs(mats[k]->cmap->bs)});
   PetscCall(MatClusterGetOptions_Private(C, product->alg, &opts));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(A, "A", &Av));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(B, "B", &Bv));
+  opts.include_diagonal = C->force_diagonals ? true : false; /* MAT_FORCE_DIAGONAL_ENTRIES, as PETSc's symbolic phases honour it */
 
   std::unique_ptr<MatProductCluster_SeqAIJ> data;
-  PetscCall(PetscLogEventBegin(MAT_ClusterSym, A, B, 0, 0));
-  PetscClusterCallCXX(comm, "symbolic phase of C = A*B", data.reset(new MatProductCluster_SeqAIJ); data->plan = Plan::symbolic(Av, Bv, opts, ci, cj, fuse ? &cv : nullptr));
-  if (fuse) PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.stats().flops));
-  PetscCall(PetscLogEventEnd(MAT_ClusterSym, A, B, 0, 0));
-  const pcluster::SpgemmStats &s = data->plan.stats();
-  if (s.seconds_clustering > 0) PetscCall(PetscClusterLogEventAddTime_Private(MAT_ClusterCluster, s.seconds_clustering));
-  MatClusterStamp(A, Av, &data->A);
-  MatClusterStamp(B, Bv, &data->B);
+  PetscCall(PetscLogEventBegin(MAT_ClusterSym, mats[0], mats[1], 0, 0));
+  PetscClusterCallCXX(comm, "symbolic phase", data.reset(new MatProductCluster_SeqAIJ); data->plan = Plan::symbolic(type, operands, opts, ci, cj, fuse ? &cv : nullptr, bs));
+  if (fuse) PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.flops()));
+  PetscCall(PetscLogEventEnd(MAT_ClusterSym, mats[0], mats[1], 0, 0));
+  if (data->plan.seconds_clustering() > 0) PetscCall(PetscClusterLogEventAddTime_Private(MAT_ClusterCluster, data->plan.seconds_clustering()));
+  data->nops = nops;
+  for (int k = 0; k < nops; ++k) {
+    MatClusterStamp(mats[k], views[k], &data->stamp[k]);
+    PetscCall(PetscObjectStateGet((PetscObject)mats[k], &data->state[k]));
+  }
   data->values_from_symbolic = fuse;
-  PetscCall(PetscObjectStateGet((PetscObject)A, &data->stateA));
-  PetscCall(PetscObjectStateGet((PetscObject)B, &data->stateB));
-  data->nnz_c = (pcluster::Count)cj.size();
+  data->nnz_c                = (pcluster::Count)cj.size();
 
-  /* C in place: sizes, then type and structure with zeros (MatHeaderReplace replaces C->ops) */
+  /* C in place: sizes, then type and structure (MatHeaderReplace replaces C->ops) */
   PetscCall(PetscTime(&t0));
-  PetscCall(MatSetSizes(C, A->rmap->n, B->cmap->n, A->rmap->N, B->cmap->N));
-  PetscCall(MatSeqAIJSetStructure_Cluster(C, A, B, ci, cj, cv)); /* sets C's type (and so C->ops) */
+  MatClusterResultBlockSizes(C, &rbs, &cbs);
+  PetscCall(MatSetSizes(C, dims[0], dims[1], dims[0], dims[1]));
+  PetscCall(MatSeqAIJSetStructure_Cluster(C, dims[0], dims[1], rbs, cbs, ci, cj, cv));
   PetscCall(PetscTime(&t1));
   data->seconds_csr = t1 - t0;
 
+  pcluster::Count nnz_in = 0;
+  for (int k = 0; k < nops; ++k) nnz_in += views[k].nnz();
   C->info.fill_ratio_given  = product->fill;
-  C->info.fill_ratio_needed = (Av.nnz() + Bv.nnz()) ? (PetscReal)data->nnz_c / (PetscReal)(Av.nnz() + Bv.nnz()) : 0;
-  C->ops->productnumeric    = MatProductNumeric_AB_SeqAIJ_SeqAIJ_Cluster; /* after MatHeaderReplace, which replaced C->ops */
+  C->info.fill_ratio_needed = nnz_in ? (PetscReal)data->nnz_c / (PetscReal)nnz_in : 0;
+  C->ops->productnumeric    = MatProductNumeric_SeqAIJ_Cluster; /* after MatHeaderReplace, which replaced C->ops */
   product->view             = MatProductView_Cluster_SeqAIJ;
   product->destroy          = MatProductDestroy_Cluster_SeqAIJ;
   product->data             = data.release();
-  PetscCall(PetscInfo(C, "petsc-cluster %s: kernel %s, scheme %s, clusters %" PetscInt64_FMT ", flops %" PetscInt64_FMT ", nnz(C) %" PetscInt64_FMT "; clustering %g s, symbolic %g s, building C %g s\n", product->alg, pcluster::to_string(s.kernel),
-                      s.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(s.scheme) : "-", (PetscInt64)s.num_clusters, (PetscInt64)s.flops, (PetscInt64)s.nnz_c, s.seconds_clustering, s.seconds_symbolic, t1 - t0));
+  {
+    const auto *d = static_cast<MatProductCluster_SeqAIJ *>(product->data);
+    for (const pcluster::ProductStep &st : d->plan.steps()) {
+      if (st.is_transpose) PetscCall(PetscInfo(C, "petsc-cluster %s %s: %s, nnz %" PetscInt64_FMT "\n", MatProductTypes[product->type], product->alg, st.what.c_str(), (PetscInt64)st.nnz));
+      else
+        PetscCall(PetscInfo(C, "petsc-cluster %s %s: %s: kernel %s, scheme %s, clusters %" PetscInt64_FMT ", flops %" PetscInt64_FMT ", nnz %" PetscInt64_FMT "; clustering %g s, symbolic %g s\n", MatProductTypes[product->type], product->alg, st.what.c_str(), pcluster::to_string(st.spgemm.kernel),
+                            st.spgemm.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(st.spgemm.scheme) : "-", (PetscInt64)st.spgemm.num_clusters, (PetscInt64)st.spgemm.flops, (PetscInt64)st.nnz, st.spgemm.seconds_clustering, st.spgemm.seconds_symbolic));
+    }
+    PetscCall(PetscInfo(C, "petsc-cluster %s %s: symbolic %g s in all, building C %g s\n", MatProductTypes[product->type], product->alg, d->plan.seconds_symbolic(), t1 - t0));
+  }
   PetscFunctionReturn(0);
 }

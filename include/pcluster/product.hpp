@@ -1,0 +1,98 @@
+// The sparse products PETSc's MatProduct offers, each computed as a short chain of SpGEMMs (by
+// SpgemmPlan, row-wise or cluster-wise) and explicit transposes, with the same two phases:
+//
+//   std::vector<int> ci, cj;
+//   auto plan = ProductPlan<int, double>::symbolic(ProductType::PtAP, {A, P}, options, ci, cj);
+//   std::vector<double> cv(cj.size());
+//   plan.numeric({A, P}, C_pattern_view, cv.data());   // again whenever values change
+//
+// Operands follow PETSc's naming: AB, AtB, ABt take {A, B}; PtAP takes {A, P}; RARt takes {A, R};
+// ABC takes {A, B, C}. The result has exactly the structural pattern of the true product (no
+// cancellation is dropped), columns sorted, so it equals PETSc's own algorithms' pattern.
+//
+// The formulations (why each chain is what it is):
+//   AB    A*B.
+//   AtB   (A^T)*B with A^T explicit: the row-wise kernels need A^T's rows; the transpose costs
+//         O(nnz(A)) against the product's flops, while the outer-product form (sum of A(k,:)^T B(k,:))
+//         scatters into every row of C from every thread.
+//   ABt   A*(B^T), B^T explicit, for the same reason.
+//   PtAP  P^T*(A*P), P^T explicit. The fine operator A is the left factor of the big product, so its
+//         rows are what gets clustered, and each row of P fetched is reused by a whole cluster of A.
+//         A*P is tall and has few columns, so P^T*(AP) accumulates into short coarse rows. Keeping
+//         AP and P^T (and the transpose's position map) makes the numeric phase two numeric
+//         SpGEMMs and a gather, with no pattern work. PETSc's outer-product "scalable" form avoids
+//         storing AP but writes C's rows from every row of A, which cannot run in parallel rows.
+//   RARt  R*(A*R^T): the same chain as PtAP with P = R^T, and R itself is the left factor, so only
+//         R^T is formed.
+//   ABC   A*(B*C), as PETSc: in Galerkin-type triple products (R*A*P) the middle operand is the large
+//         operator and the right one tall and thin, so the right product first keeps the
+//         intermediate narrow, as in PtAP.
+// Intermediates (A*P, P^T, ...) are kept by the plan and reused by every numeric phase.
+#pragma once
+
+#include "pcluster/csr.hpp"
+#include "pcluster/spgemm.hpp"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pcluster {
+
+enum class ProductType { AB, AtB, ABt, PtAP, RARt, ABC };
+const char *to_string(ProductType);
+int operand_count(ProductType); // 2, or 3 for ABC
+
+// Dimensions of the result for the given operands; throws std::invalid_argument naming the product
+// and the operands' sizes when they do not fit together.
+template <class I, class V>
+std::array<I, 2> product_dimensions(ProductType type, const std::vector<CsrView<I, V>> &operands);
+
+// Dofs per node of an operand's rows and columns (MatGetBlockSizes): a hint for ClusterScheme::Auto
+// on whichever matrix is the left factor of a step (e.g. P's column block size for P^T).
+struct BlockSizes {
+  int rows = 1, cols = 1;
+};
+
+// One step of a chain, for views and -info.
+struct ProductStep {
+  std::string what;      // e.g. "AP = A*P", "Pt = P^T"
+  bool is_transpose = false;
+  Count nnz = 0;         // of the step's result
+  SpgemmStats spgemm;    // SpGEMM steps only
+};
+
+template <class I, class V>
+class ProductPlan {
+ public:
+  // Pattern of the product into c_rowptr/c_colidx (resized); with c_values, its values too (fused,
+  // as SpgemmPlan::symbolic). options apply to every SpGEMM step; options.row_block_size is replaced
+  // per step by the left factor's row block size from block_sizes (one entry per operand, or
+  // empty for 1). Throws what SpgemmPlan::symbolic throws.
+  static ProductPlan symbolic(ProductType type, const std::vector<CsrView<I, V>> &operands, const SpgemmOptions &options,
+                              std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values = nullptr,
+                              const std::vector<BlockSizes> &block_sizes = {});
+
+  // Values of the product into c_values for the pattern C that symbolic() produced. The operands
+  // must have the patterns they had in symbolic(); their values may differ.
+  void numeric(const std::vector<CsrView<I, V>> &operands, const CsrView<I, V> &C, V *c_values);
+
+  ProductType type() const;
+  const SpgemmOptions &options() const;
+  std::vector<ProductStep> steps() const;
+  Count flops() const;            // multiply-adds of all SpGEMM steps
+  double seconds_symbolic() const; // all steps, clustering and transposes included
+  double seconds_clustering() const;
+
+  ProductPlan();
+  ProductPlan(ProductPlan &&) noexcept;
+  ProductPlan &operator=(ProductPlan &&) noexcept;
+  ~ProductPlan();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace pcluster

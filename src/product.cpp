@@ -1,0 +1,247 @@
+// Products as chains of SpGEMM and transpose steps (formulations and reasons: product.hpp).
+//
+// A chain works on numbered slots: the caller's operands (0..2), two intermediates kept by the plan
+// (3, 4) and the caller's result (5). Every product type is one table entry below; symbolic and
+// numeric walk the same table, so a type cannot compute its pattern one way and its values another.
+#include "pcluster/product.hpp"
+
+#include "parallel.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+namespace pcluster {
+
+const char *to_string(ProductType t)
+{
+  switch (t) {
+  case ProductType::AB: return "AB";
+  case ProductType::AtB: return "AtB";
+  case ProductType::ABt: return "ABt";
+  case ProductType::PtAP: return "PtAP";
+  case ProductType::RARt: return "RARt";
+  case ProductType::ABC: return "ABC";
+  }
+  return "?";
+}
+
+int operand_count(ProductType t) { return t == ProductType::ABC ? 3 : 2; }
+
+namespace {
+
+enum Slot : int { kTemp0 = 3, kTemp1 = 4, kResult = 5, kNumSlots = 6 };
+
+struct StepSpec {
+  bool transpose; // out = left^T, else out = left*right
+  int left, right, out;
+  const char *what;
+};
+
+std::vector<StepSpec> chain_of(ProductType t)
+{
+  switch (t) {
+  case ProductType::AB: return {{false, 0, 1, kResult, "C = A*B"}};
+  case ProductType::AtB: return {{true, 0, -1, kTemp0, "At = A^T"}, {false, kTemp0, 1, kResult, "C = At*B"}};
+  case ProductType::ABt: return {{true, 1, -1, kTemp0, "Bt = B^T"}, {false, 0, kTemp0, kResult, "C = A*Bt"}};
+  case ProductType::PtAP:
+    return {{false, 0, 1, kTemp0, "AP = A*P"}, {true, 1, -1, kTemp1, "Pt = P^T"}, {false, kTemp1, kTemp0, kResult, "C = Pt*AP"}};
+  case ProductType::RARt:
+    return {{true, 1, -1, kTemp0, "Rt = R^T"}, {false, 0, kTemp0, kTemp1, "ARt = A*Rt"}, {false, 1, kTemp1, kResult, "C = R*ARt"}};
+  case ProductType::ABC: return {{false, 1, 2, kTemp0, "BC = B*C"}, {false, 0, kTemp0, kResult, "ABC = A*BC"}};
+  }
+  throw std::invalid_argument("unknown product type");
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+template <class I, class V>
+std::array<I, 2> product_dimensions(ProductType type, const std::vector<CsrView<I, V>> &ops)
+{
+  if (static_cast<int>(ops.size()) != operand_count(type))
+    throw std::invalid_argument(std::string(to_string(type)) + ": expected " + std::to_string(operand_count(type)) + " operands, got " +
+                                std::to_string(ops.size()));
+  auto size = [](const CsrView<I, V> &M) { return std::to_string(M.nrows) + " x " + std::to_string(M.ncols); };
+  auto fail = [&](const char *rule) {
+    std::string msg = std::string(to_string(type)) + ": dimension mismatch (" + rule + "); ";
+    const char *names = type == ProductType::PtAP ? "AP" : type == ProductType::RARt ? "AR" : "ABC";
+    for (std::size_t k = 0; k < ops.size(); ++k) msg += std::string(k ? ", " : "") + names[k] + " is " + size(ops[k]);
+    throw std::invalid_argument(msg);
+  };
+  const CsrView<I, V> &A = ops[0], &B = ops[1];
+  switch (type) {
+  case ProductType::AB:
+    if (A.ncols != B.nrows) fail("columns of A must equal rows of B");
+    return {A.nrows, B.ncols};
+  case ProductType::AtB:
+    if (A.nrows != B.nrows) fail("rows of A must equal rows of B");
+    return {A.ncols, B.ncols};
+  case ProductType::ABt:
+    if (A.ncols != B.ncols) fail("columns of A must equal columns of B");
+    return {A.nrows, B.nrows};
+  case ProductType::PtAP:
+    if (A.nrows != A.ncols || A.ncols != B.nrows) fail("A must be square with as many rows as P");
+    return {B.ncols, B.ncols};
+  case ProductType::RARt:
+    if (A.nrows != A.ncols || A.ncols != B.ncols) fail("A must be square with as many columns as R");
+    return {B.nrows, B.nrows};
+  case ProductType::ABC:
+    if (A.ncols != B.nrows || B.ncols != ops[2].nrows) fail("columns of A must equal rows of B, columns of B rows of C");
+    return {A.nrows, ops[2].ncols};
+  }
+  throw std::invalid_argument("unknown product type");
+}
+
+template <class I, class V>
+struct ProductPlan<I, V>::Impl {
+  struct Step {
+    StepSpec spec;
+    SpgemmPlan<I, V> spgemm; // multiply steps
+    std::vector<I> source;   // transpose steps: position in the transposed matrix of each entry
+  };
+  ProductType type = ProductType::AB;
+  SpgemmOptions options;
+  std::vector<Step> steps;
+  CsrMatrix<I, V> temps[2]; // slots kTemp0, kTemp1
+  Count nnz_result = 0;
+  Count flops = 0;
+  double seconds_symbolic = 0, seconds_clustering = 0;
+
+  // The matrix in a slot; the result slot has no view here (the caller owns it).
+  CsrView<I, V> view(const std::vector<CsrView<I, V>> &ops, int slot) const
+  {
+    return slot < kTemp0 ? ops[static_cast<std::size_t>(slot)] : temps[slot - kTemp0].view();
+  }
+};
+
+template <class I, class V>
+ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vector<CsrView<I, V>> &ops, const SpgemmOptions &options,
+                                              std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values,
+                                              const std::vector<BlockSizes> &block_sizes)
+{
+  const auto t0 = std::chrono::steady_clock::now();
+  product_dimensions(type, ops); // throws on a mismatch, naming the operands' sizes
+  ProductPlan plan;
+  Impl &im = *plan.impl_;
+  im.type = type;
+  im.options = options;
+  BlockSizes bs[kNumSlots];
+  for (std::size_t k = 0; k < ops.size() && k < block_sizes.size(); ++k) bs[k] = block_sizes[k];
+
+  const detail::ScopedMaxThreads team(options.num_threads);
+  for (const StepSpec &spec : chain_of(type)) {
+    typename Impl::Step step{spec, {}, {}};
+    const CsrView<I, V> L = im.view(ops, spec.left);
+    if (spec.transpose) {
+      if (spec.left < kTemp0) validate(L, "operand"); // the transpose indexes by its columns
+      im.temps[spec.out - kTemp0] = transpose(L, &step.source);
+      bs[spec.out] = {bs[spec.left].cols, bs[spec.left].rows};
+    } else {
+      const CsrView<I, V> R = im.view(ops, spec.right);
+      SpgemmOptions o = options;
+      o.row_block_size = bs[spec.left].rows;
+      o.include_diagonal = options.include_diagonal && spec.out == kResult; // a property of the result only
+      if (spec.out == kResult) {
+        step.spgemm = SpgemmPlan<I, V>::symbolic(L, R, o, c_rowptr, c_colidx, c_values);
+        im.nnz_result = static_cast<Count>(c_colidx.size());
+      } else {
+        CsrMatrix<I, V> &T = im.temps[spec.out - kTemp0];
+        T.nrows = L.nrows;
+        T.ncols = R.ncols;
+        step.spgemm = SpgemmPlan<I, V>::symbolic(L, R, o, T.rowptr, T.colidx, c_values ? &T.values : nullptr);
+      }
+      bs[spec.out] = {bs[spec.left].rows, bs[spec.right].cols};
+      im.flops += step.spgemm.stats().flops;
+      im.seconds_clustering += step.spgemm.stats().seconds_clustering;
+    }
+    im.steps.push_back(std::move(step));
+  }
+  im.seconds_symbolic = seconds_since(t0);
+  return plan;
+}
+
+template <class I, class V>
+void ProductPlan<I, V>::numeric(const std::vector<CsrView<I, V>> &ops, const CsrView<I, V> &C, V *c_values)
+{
+  Impl &im = *impl_;
+  const std::array<I, 2> dims = product_dimensions(im.type, ops);
+  if (C.nrows != dims[0] || C.ncols != dims[1] || C.nnz() != im.nnz_result)
+    throw std::invalid_argument(std::string(to_string(im.type)) + " numeric: the result's pattern is not the one the symbolic phase produced");
+  const detail::ScopedMaxThreads team(im.options.num_threads);
+  for (typename Impl::Step &step : im.steps) {
+    const StepSpec &spec = step.spec;
+    const CsrView<I, V> L = im.view(ops, spec.left);
+    if (spec.transpose) {
+      CsrMatrix<I, V> &T = im.temps[spec.out - kTemp0];
+      const Count nnz = static_cast<Count>(step.source.size());
+      if (L.nnz() != nnz) throw std::invalid_argument(std::string(spec.what) + " numeric: the operand's pattern changed since the symbolic phase");
+      T.values.resize(static_cast<std::size_t>(nnz));
+      V *dst = T.values.data();
+      const I *src = step.source.data();
+      if (L.values) {
+#pragma omp parallel for schedule(static) num_threads(detail::threads_for(nnz))
+        for (Count q = 0; q < nnz; ++q) dst[q] = L.values[src[q]];
+      } else std::fill(T.values.begin(), T.values.end(), V(1));
+    } else {
+      const CsrView<I, V> R = im.view(ops, spec.right);
+      if (spec.out == kResult) step.spgemm.numeric(L, R, C, c_values);
+      else {
+        CsrMatrix<I, V> &T = im.temps[spec.out - kTemp0];
+        T.values.resize(T.colidx.size());
+        step.spgemm.numeric(L, R, T.view(), T.values.data());
+      }
+    }
+  }
+}
+
+template <class I, class V>
+ProductType ProductPlan<I, V>::type() const { return impl_->type; }
+template <class I, class V>
+const SpgemmOptions &ProductPlan<I, V>::options() const { return impl_->options; }
+template <class I, class V>
+Count ProductPlan<I, V>::flops() const { return impl_->flops; }
+template <class I, class V>
+double ProductPlan<I, V>::seconds_symbolic() const { return impl_->seconds_symbolic; }
+template <class I, class V>
+double ProductPlan<I, V>::seconds_clustering() const { return impl_->seconds_clustering; }
+
+template <class I, class V>
+std::vector<ProductStep> ProductPlan<I, V>::steps() const
+{
+  std::vector<ProductStep> out;
+  for (const auto &step : impl_->steps) {
+    ProductStep s;
+    s.what = step.spec.what;
+    s.is_transpose = step.spec.transpose;
+    s.nnz = step.spec.out == kResult ? impl_->nnz_result : impl_->temps[step.spec.out - kTemp0].nnz();
+    if (!s.is_transpose) s.spgemm = step.spgemm.stats();
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+template <class I, class V>
+ProductPlan<I, V>::ProductPlan() : impl_(new Impl)
+{
+}
+template <class I, class V>
+ProductPlan<I, V>::ProductPlan(ProductPlan &&) noexcept = default;
+template <class I, class V>
+ProductPlan<I, V> &ProductPlan<I, V>::operator=(ProductPlan &&) noexcept = default;
+template <class I, class V>
+ProductPlan<I, V>::~ProductPlan() = default;
+
+#define PCLUSTER_INSTANTIATE_PRODUCT(I, V) \
+  template class ProductPlan<I, V>; \
+  template std::array<I, 2> product_dimensions<I, V>(ProductType, const std::vector<CsrView<I, V>> &);
+PCLUSTER_INSTANTIATE_PRODUCT(std::int32_t, double)
+PCLUSTER_INSTANTIATE_PRODUCT(std::int64_t, double)
+PCLUSTER_INSTANTIATE_PRODUCT(std::int32_t, float)
+PCLUSTER_INSTANTIATE_PRODUCT(std::int64_t, float)
+
+} // namespace pcluster
