@@ -125,7 +125,7 @@ struct Workspace {
   std::vector<std::pair<I, I>> sorted;
   std::vector<I> entry_slot;
   std::vector<V> acc;
-  std::vector<V> dense_values; // row-wise numeric with the dense accumulator
+  std::vector<I> dense_position; // row-wise numeric with the dense accumulator: column -> position in C's row
 };
 
 // ---- symbolic -------------------------------------------------------------------------------
@@ -316,17 +316,21 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
                   V *c_values, Map &map, Workspace<I, V> &ws)
 {
   if constexpr (RowWise && std::is_same_v<Map, DenseColumnMap<I>>) {
-    // Dense row-wise: scatter products into an ncols-wide value array, then gather C's row and
-    // reset the touched entries (one indirection per product instead of a slot lookup plus one).
+    // Dense row-wise: an ncols-wide array maps each column of C's row to its position in the row,
+    // and products add straight into C's values. The position array is half the bytes of a value
+    // array, so a row's column window stays in L1 where a dense value array spilled to L2
+    // (measured 1.4x on a 27-point elasticity A*A), and it needs no reset: only C's columns are
+    // ever looked up, and they were just written.
     (void)map, (void)expected;
-    if (ws.dense_values.size() < static_cast<std::size_t>(C.ncols)) ws.dense_values.assign(C.ncols, V(0));
-    V *const __restrict x = ws.dense_values.data();
-    for_each_product(u, B, b_values, [x](I j, V ab) { x[j] += ab; });
-    const I i = u.rows[0];
-    for (I p = C.rowptr[i]; p < C.rowptr[i + 1]; ++p) {
-      c_values[p] = x[C.colidx[p]];
-      x[C.colidx[p]] = V(0);
+    if (ws.dense_position.size() < static_cast<std::size_t>(C.ncols)) ws.dense_position.resize(C.ncols);
+    I *const __restrict pos = ws.dense_position.data();
+    const I i = u.rows[0], base = C.rowptr[i];
+    for (I p = base; p < C.rowptr[i + 1]; ++p) {
+      pos[C.colidx[p]] = p - base;
+      c_values[p] = V(0);
     }
+    V *const __restrict c = c_values + base;
+    for_each_product(u, B, b_values, [c, pos](I j, V ab) { c[pos[j]] += ab; });
   } else if constexpr (RowWise) { // hash: the slot of a column is its position in C's row
     map.reset(expected);
     const I i = u.rows[0], base = C.rowptr[i];
@@ -633,7 +637,7 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
           else numeric_unit<true>(u, expected, B, b_values, C, c_values, map, ws);
         };
         if (dense) {
-          if (u.s > 1) ws.dense.prepare(C.ncols); // row-wise dense uses ws.dense_values instead
+          if (u.s > 1) ws.dense.prepare(C.ncols); // row-wise dense uses ws.dense_position instead
           run(ws.dense);
         } else run(ws.hash);
       }
