@@ -1,0 +1,710 @@
+static const char help[] =
+  "amg_setup: algebraic multigrid set-up (PCGAMG, PCHMG) of generated 3D problems, once with PETSc's default sparse\n"
+  "matrix products and once per petsc-cluster algorithm, with a table of set-up times, product times, iterations,\n"
+  "residuals and operator complexities.\n"
+  "\n"
+  "Problems:\n"
+  "  -problem <poisson|elasticity|all>  (default all)\n"
+  "      poisson:    7-point finite differences on an n^3 grid, u = 0 one grid step outside the face x = 0,\n"
+  "                  zero flux on the other faces, unit source\n"
+  "      elasticity: Q1 hexahedra, 3 dofs per node (block size 3), n^3 free nodes, clamped face x = 0,\n"
+  "                  E = 1, nu = 0.3, unit body force in -z; near-null space = the 6 rigid-body modes\n"
+  "  -n <N>           grid points per side of every problem (default: poisson 40, elasticity 14)\n"
+  "Preconditioners and products:\n"
+  "  -pcs <gamg,hmg>  (default both) gamg: PCGAMG; hmg: PCHMG with hypre BoomerAMG coarsening and Galerkin\n"
+  "                   coarse operators (-hmg_inner_pc_type hypre -pc_mg_galerkin pmat; elasticity coarsens\n"
+  "                   one displacement component: -pc_hmg_use_subspace_coarsening)\n"
+  "  -algs <a,b,...>  petsc-cluster algorithms, one row each (default cluster): each sets -matptap_via,\n"
+  "                   -matmatmult_via, -matmatmatmult_via and -mattransposematmult_via to its name.\n"
+  "                   Rows 'default' (no flag: PETSc's defaults) and 'hypre' (-matptap_via hypre) always run.\n"
+  "  -ksp_rtol <r>    CG relative tolerance on the unpreconditioned residual, the same for every row (1e-8)\n"
+  "  -resetup <bool>  after the first solve, add 1% of the largest diagonal entry to A's diagonal and solve\n"
+  "                   again reusing the interpolation (-pc_gamg_reuse_interpolation, -pc_hmg_reuse_interpolation):\n"
+  "                   the numeric-only PtAP, timed as 're-setup' (default true)\n"
+  "  -reps <N>        run every row N times, report the best time of each column (default 1)\n"
+  "  -check           exit nonzero if a row's iterations or residuals differ from the 'default' row or a\n"
+  "                   solve does not converge\n"
+  "  -check_rtol <t>  residuals match if they differ by at most t relative (default 1e-6)\n"
+  "  -json <file>     also write the figures as JSON\n"
+  "The program sets the product flags (-matptap_via ...) and -pc_type itself: do not pass them. Other PETSc\n"
+  "options (-pc_gamg_*, -mg_levels_*, -mat_cluster_*, -log_view) apply to every row.\n";
+
+/*
+  How the figures are measured. Every (problem, preconditioner, product configuration) gets its own log stage, and
+  so does its re-setup; each run of a row (-reps) builds a fresh copy of A and a fresh KSP, pushes the stage around
+  KSPSetUp + KSPSolve, and reads PETSc's own events in that stage with PetscLogEventGetPerfInfo before and after:
+    PCSetUp   event "PCSetUp" (everything the preconditioner set-up costs, products included)
+    PtAP      "MatPtAPSymbolic" + "MatPtAPNumeric" + "MatMatMatMultSym" + "MatMatMatMultNum"
+    AB        "MatMatMultSym" + "MatMatMultNum" + "MatTrnMatMultSym" + "MatTrnMatMultNum"
+  so -log_view shows the same stages and events (summed over -reps). The product flags are global options (PCGAMG,
+  PCMG and PCHMG create their products without an options prefix), so they are set and cleared in the options
+  database between rows.
+*/
+#include <petscksp.h>
+#include <petsccluster.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
+
+namespace {
+
+/* Material and discretisation constants of the elasticity problem. */
+constexpr PetscReal kYoung   = 1.0;
+constexpr PetscReal kPoisson = 0.3;
+/* Re-setup: A + shift I with shift = this fraction of max |A_ii| (like a new implicit time step). */
+constexpr PetscReal kResetupShift = 0.01;
+
+const char *const kProductFlags[] = {"-matptap_via", "-matmatmult_via", "-matmatmatmult_via", "-mattransposematmult_via"};
+
+enum Event { EV_PCSETUP, EV_KSPSOLVE, EV_PTAP_SYM, EV_PTAP_NUM, EV_ABC_SYM, EV_ABC_NUM, EV_AB_SYM, EV_AB_NUM, EV_ATB_SYM, EV_ATB_NUM, EV_COUNT };
+const char *const kEventNames[EV_COUNT] = {"PCSetUp",          "KSPSolve",         "MatPtAPSymbolic",  "MatPtAPNumeric",   "MatMatMatMultSym",
+                                           "MatMatMatMultNum", "MatMatMultSym",    "MatMatMultNum",    "MatTrnMatMultSym", "MatTrnMatMultNum"};
+PetscLogEvent     events[EV_COUNT];
+
+struct Problem {
+  std::string name, description;
+  PetscInt    n = 0, bs = 1;
+  Mat         A = nullptr; /* the operator; each run works on a copy */
+  Vec         b = nullptr;
+};
+
+/* Event times and counts of one stage, accumulated so far. */
+struct Snapshot {
+  PetscLogDouble time[EV_COUNT];
+  int            count[EV_COUNT];
+};
+
+/* What one row reports: times are the best over -reps, the rest must be equal across reps. */
+struct Figures {
+  PetscLogDouble setup = PETSC_MAX_REAL, ptap = PETSC_MAX_REAL, ab = PETSC_MAX_REAL, solve = PETSC_MAX_REAL;
+  PetscLogDouble resetup = PETSC_MAX_REAL, resetup_prod = PETSC_MAX_REAL;
+  int            nptap = 0, nab = 0, nptap_re = 0;
+  PetscInt       its = -1, its_re = -1;
+  PetscReal      res = 0, res_re = 0, opcx = 0;
+  PetscBool      converged = PETSC_TRUE;
+  std::vector<PetscInt>  level_rows;
+  std::vector<PetscReal> level_nnz;
+  bool                   reps_agree = true; /* every repetition converged the same way */
+  std::string            match, why;        /* match: "ref", "yes" or "NO"; why: what differs */
+};
+
+struct Config {
+  std::string name, ptap, others; /* flag values; empty: PETSc's default */
+  bool        ours;               /* -check counts mismatches of our rows only */
+};
+
+struct Settings {
+  PetscInt  reps = 1;
+  PetscBool resetup = PETSC_TRUE, user_galerkin = PETSC_FALSE;
+  PetscReal rtol = 1e-8, check_rtol = 1e-6;
+  PetscInt  max_it = 200;
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Problems on an n x n x n grid of unknown nodes, node g = ix + n (iy + n iz), numbered so that a rank's rows are a
+   slab of consecutive nodes (PETSc's ownership ranges): the same code assembles SeqAIJ on one rank and MPIAIJ on
+   several. */
+
+void NodeCoords(PetscInt n, PetscInt g, PetscInt *ix, PetscInt *iy, PetscInt *iz)
+{
+  *ix = g % n;
+  *iy = (g / n) % n;
+  *iz = g / (n * n);
+}
+
+/* Preallocation from the stencil: every node couples with its neighbours at offsets in {-1,0,1}^3 (full = 27-point
+   for Q1) or along the axes only (7-point). */
+PetscErrorCode CreateMatrix(MPI_Comm comm, PetscInt n, PetscInt bs, PetscBool full, Mat *A)
+{
+  PetscInt              nnodes = n * n * n, nloc = PETSC_DECIDE, ne;
+  std::vector<PetscInt> dnz, onz;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSplitOwnership(comm, &nloc, &nnodes));
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, bs * nloc, bs * nloc, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetBlockSize(*A, bs));
+  PetscCall(MatSetType(*A, MATAIJ));
+  PetscCallMPI(MPI_Scan(&nloc, &ne, 1, MPIU_INT, MPI_SUM, comm)); /* this rank's nodes: [ns, ne) */
+  const PetscInt ns = ne - nloc;
+  PetscCallCXX(dnz.assign(ne - ns, 0));
+  PetscCallCXX(onz.assign(ne - ns, 0));
+  for (PetscInt g = ns; g < ne; ++g) {
+    PetscInt ix, iy, iz;
+    NodeCoords(n, g, &ix, &iy, &iz);
+    for (PetscInt dz = -1; dz <= 1; ++dz)
+      for (PetscInt dy = -1; dy <= 1; ++dy)
+        for (PetscInt dx = -1; dx <= 1; ++dx) {
+          const PetscInt jx = ix + dx, jy = iy + dy, jz = iz + dz;
+          if (!full && std::abs(dx) + std::abs(dy) + std::abs(dz) > 1) continue;
+          if (jx < 0 || jx >= n || jy < 0 || jy >= n || jz < 0 || jz >= n) continue;
+          const PetscInt h = jx + n * (jy + n * jz);
+          if (h >= ns && h < ne) ++dnz[g - ns];
+          else ++onz[g - ns];
+        }
+  }
+  PetscCall(MatXAIJSetPreallocation(*A, bs, dnz.data(), onz.data(), NULL, NULL));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode AssemblePoisson(MPI_Comm comm, Problem *p)
+{
+  const PetscInt  n = p->n;
+  const PetscReal h = 1.0 / n;
+  PetscInt        rstart, rend;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateMatrix(comm, n, 1, PETSC_FALSE, &p->A));
+  PetscCall(MatGetOwnershipRange(p->A, &rstart, &rend));
+  for (PetscInt g = rstart; g < rend; ++g) {
+    PetscInt    ix, iy, iz, cols[7], nc = 0;
+    PetscScalar vals[7];
+    NodeCoords(n, g, &ix, &iy, &iz);
+    const PetscInt nb[6][3] = {
+      {ix - 1, iy, iz},
+      {ix + 1, iy, iz},
+      {ix, iy - 1, iz},
+      {ix, iy + 1, iz},
+      {ix, iy, iz - 1},
+      {ix, iy, iz + 1}
+    };
+    PetscScalar diag = ix == 0 ? 1.0 : 0.0; /* the Dirichlet neighbour at x = 0, eliminated */
+    for (const auto &c : nb) {
+      if (c[0] < 0 || c[0] >= n || c[1] < 0 || c[1] >= n || c[2] < 0 || c[2] >= n) continue;
+      cols[nc]   = c[0] + n * (c[1] + n * c[2]);
+      vals[nc++] = -1.0;
+      diag += 1.0;
+    }
+    cols[nc]   = g;
+    vals[nc++] = diag;
+    PetscCall(MatSetValues(p->A, 1, &g, nc, cols, vals, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(p->A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(p->A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatCreateVecs(p->A, NULL, &p->b));
+  PetscCall(VecSet(p->b, h * h));
+  p->description = "3D Poisson, 7-point finite differences";
+  PetscFunctionReturn(0);
+}
+
+/* Stiffness of one Q1 cube of side h, 2x2x2 Gauss points, dofs ordered (node, component), local node
+   a = ax + 2 ay + 4 az:  K[3a+i][3b+j] = sum_q w detJ (lambda dNa/dxi dNb/dxj + mu dNa/dxj dNb/dxi
+   + mu delta_ij grad Na . grad Nb). All elements of the uniform mesh share it. */
+void ElementStiffnessQ1(PetscReal h, PetscScalar K[24][24])
+{
+  const PetscReal lambda = kYoung * kPoisson / ((1 + kPoisson) * (1 - 2 * kPoisson)), mu = kYoung / (2 * (1 + kPoisson));
+  const PetscReal gp = 1.0 / std::sqrt(3.0), detJ = h * h * h / 8; /* unit weights */
+
+  for (int i = 0; i < 24; ++i)
+    for (int j = 0; j < 24; ++j) K[i][j] = 0;
+  for (int q = 0; q < 8; ++q) {
+    const PetscReal xi[3] = {q & 1 ? gp : -gp, q & 2 ? gp : -gp, q & 4 ? gp : -gp};
+    PetscReal       dN[8][3]; /* d N_a / d x_d = (2/h) d N_a / d xi_d */
+    for (int a = 0; a < 8; ++a) {
+      const PetscReal s[3] = {a & 1 ? 1.0 : -1.0, a & 2 ? 1.0 : -1.0, a & 4 ? 1.0 : -1.0};
+      for (int d = 0; d < 3; ++d) {
+        PetscReal v = s[d] / 2;
+        for (int e = 0; e < 3; ++e)
+          if (e != d) v *= (1 + s[e] * xi[e]) / 2;
+        dN[a][d] = v * 2 / h;
+      }
+    }
+    for (int a = 0; a < 8; ++a)
+      for (int b = 0; b < 8; ++b) {
+        const PetscReal gg = dN[a][0] * dN[b][0] + dN[a][1] * dN[b][1] + dN[a][2] * dN[b][2];
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) K[3 * a + i][3 * b + j] += detJ * (lambda * dN[a][i] * dN[b][j] + mu * dN[a][j] * dN[b][i] + (i == j ? mu * gg : 0));
+      }
+  }
+}
+
+/* Free nodes ix = 0..n-1 sit at x = (ix+1) h; the node plane x = 0 is clamped, so the elements next to it have their
+   clamped nodes' dofs dropped (negative indices, which MatSetValuesBlocked ignores). Element (ex, ey, ez),
+   ex = -1..n-2, is assembled by the rank that owns its node (ex+1, ey, ez); contributions to rows of other ranks are
+   sent by MatAssembly. */
+PetscErrorCode AssembleElasticity(MPI_Comm comm, Problem *p)
+{
+  const PetscInt  n = p->n;
+  const PetscReal h = 1.0 / n;
+  PetscScalar     K[24][24], F[24];
+  PetscInt        rstart, rend;
+  Vec             coords;
+  MatNullSpace    nsp;
+  PetscScalar    *xyz;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateMatrix(comm, n, 3, PETSC_TRUE, &p->A));
+  PetscCall(MatCreateVecs(p->A, &coords, &p->b));
+  PetscCall(VecSetBlockSize(coords, 3));
+  PetscCall(MatGetOwnershipRange(p->A, &rstart, &rend));
+  ElementStiffnessQ1(h, K);
+  for (int a = 0; a < 8; ++a) F[3 * a] = F[3 * a + 1] = 0, F[3 * a + 2] = -h * h * h / 8; /* integral of N_a * (0,0,-1) */
+  PetscCall(VecGetArray(coords, &xyz));
+  for (PetscInt g = rstart / 3; g < rend / 3; ++g) {
+    PetscInt ix, iy, iz;
+    NodeCoords(n, g, &ix, &iy, &iz);
+    xyz[3 * (g - rstart / 3) + 0] = (ix + 1) * h;
+    xyz[3 * (g - rstart / 3) + 1] = iy * h;
+    xyz[3 * (g - rstart / 3) + 2] = iz * h;
+    if (iy == n - 1 || iz == n - 1) continue; /* no element has this node as its anchor */
+    PetscInt idx[8];
+    for (int a = 0; a < 8; ++a) {
+      const PetscInt jx = ix - 1 + (a & 1), jy = iy + (a & 2 ? 1 : 0), jz = iz + (a & 4 ? 1 : 0);
+      idx[a]            = jx < 0 ? -1 : jx + n * (jy + n * jz);
+    }
+    PetscCall(MatSetValuesBlocked(p->A, 8, idx, 8, idx, &K[0][0], ADD_VALUES));
+    PetscCall(VecSetValuesBlocked(p->b, 8, idx, F, ADD_VALUES));
+  }
+  PetscCall(VecRestoreArray(coords, &xyz));
+  PetscCall(MatAssemblyBegin(p->A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(p->A, MAT_FINAL_ASSEMBLY));
+  PetscCall(VecAssemblyBegin(p->b));
+  PetscCall(VecAssemblyEnd(p->b));
+  PetscCall(MatNullSpaceCreateRigidBody(coords, &nsp));
+  PetscCall(MatSetNearNullSpace(p->A, nsp));
+  PetscCall(MatNullSpaceDestroy(&nsp));
+  PetscCall(VecDestroy(&coords));
+  p->description = "3D linear elasticity, Q1 hexahedra, block size 3, rigid-body near-null space";
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* One row of the table. */
+
+PetscErrorCode TakeSnapshot(PetscLogStage stage, Snapshot *s)
+{
+  PetscFunctionBeginUser;
+  for (int e = 0; e < EV_COUNT; ++e) {
+    PetscEventPerfInfo info;
+    PetscCall(PetscLogEventGetPerfInfo(stage, events[e], &info));
+    s->time[e]  = info.time;
+    s->count[e] = info.count;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SetProductFlags(const Config &c)
+{
+  PetscFunctionBeginUser;
+  for (const char *f : kProductFlags) PetscCall(PetscOptionsClearValue(NULL, f));
+  if (!c.ptap.empty()) PetscCall(PetscOptionsSetValue(NULL, "-matptap_via", c.ptap.c_str()));
+  if (!c.others.empty())
+    for (int i = 1; i < 4; ++i) PetscCall(PetscOptionsSetValue(NULL, kProductFlags[i], c.others.c_str()));
+  PetscFunctionReturn(0);
+}
+
+/* Levels of the multigrid hierarchy, finest last, and operator complexity = sum nnz / nnz(finest). */
+PetscErrorCode LevelInfo(PC pc, Figures *f)
+{
+  PetscInt nlevels;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCMGGetLevels(pc, &nlevels));
+  f->level_rows.clear();
+  f->level_nnz.clear();
+  PetscReal total = 0;
+  for (PetscInt l = 0; l < nlevels; ++l) {
+    KSP      smoother;
+    Mat      Pmat;
+    MatInfo  info;
+    PetscInt rows;
+    PetscCall(PCMGGetSmoother(pc, l, &smoother));
+    PetscCall(KSPGetOperators(smoother, NULL, &Pmat));
+    PetscCall(MatGetInfo(Pmat, MAT_GLOBAL_SUM, &info));
+    PetscCall(MatGetSize(Pmat, &rows, NULL));
+    PetscCallCXX(f->level_rows.push_back(rows));
+    PetscCallCXX(f->level_nnz.push_back(info.nz_used));
+    total += info.nz_used;
+  }
+  f->opcx = total / f->level_nnz.back();
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RelativeResidual(Mat A, Vec b, Vec x, PetscReal *rel)
+{
+  Vec       r;
+  PetscReal nr, nb;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, &nr));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  *rel = nr / nb;
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode Solve(KSP ksp, PetscLogStage stage, Vec b, Vec x, Snapshot *d, PetscInt *its, PetscReal *res, PetscBool *converged)
+{
+  Snapshot           s0;
+  Mat                A;
+  KSPConvergedReason reason;
+
+  PetscFunctionBeginUser;
+  PetscCall(TakeSnapshot(stage, &s0));
+  PetscCall(PetscLogStagePush(stage));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(PetscLogStagePop());
+  PetscCall(TakeSnapshot(stage, d));
+  for (int e = 0; e < EV_COUNT; ++e) d->time[e] -= s0.time[e], d->count[e] -= s0.count[e];
+  /* the slowest rank, like the Max column of -log_view */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, d->time, EV_COUNT, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)ksp)));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  if (reason <= 0) *converged = PETSC_FALSE;
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(RelativeResidual(A, b, x, res));
+  PetscFunctionReturn(0);
+}
+
+PetscLogDouble PtAPTime(const Snapshot &d)
+{
+  return d.time[EV_PTAP_SYM] + d.time[EV_PTAP_NUM] + d.time[EV_ABC_SYM] + d.time[EV_ABC_NUM];
+}
+PetscLogDouble ABTime(const Snapshot &d)
+{
+  return d.time[EV_AB_SYM] + d.time[EV_AB_NUM] + d.time[EV_ATB_SYM] + d.time[EV_ATB_NUM];
+}
+
+PetscErrorCode RunRow(const Problem &p, const std::string &pctype, const Config &c, const Settings &s, Figures *f)
+{
+  const std::string stagename = p.name + " " + pctype + " " + c.name;
+  PetscLogStage     stage, stage_re = -1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogStageRegister(stagename.c_str(), &stage)); /* RunRow runs once per (problem, pc, config) */
+  if (s.resetup) PetscCall(PetscLogStageRegister((stagename + " re-setup").c_str(), &stage_re));
+  PetscCall(SetProductFlags(c));
+  if (pctype == "hmg" && !s.user_galerkin) PetscCall(PetscOptionsSetValue(NULL, "-pc_mg_galerkin", "pmat"));
+  for (PetscInt rep = 0; rep < s.reps; ++rep) {
+    Mat          A;
+    Vec          x;
+    KSP          ksp;
+    PC           pc;
+    MatNullSpace nsp;
+    Snapshot     d;
+    PetscInt     its;
+    PetscReal    res;
+
+    PetscCall(MatDuplicate(p.A, MAT_COPY_VALUES, &A));
+    PetscCall(MatGetNearNullSpace(p.A, &nsp));
+    if (nsp) PetscCall(MatSetNearNullSpace(A, nsp));
+    PetscCall(MatSetOption(A, MAT_SPD, PETSC_TRUE));
+    PetscCall(MatSetOption(A, MAT_SPD_ETERNAL, PETSC_TRUE)); /* the re-setup's positive shift keeps A SPD */
+    PetscCall(VecDuplicate(p.b, &x));
+    PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+    PetscCall(KSPSetTolerances(ksp, s.rtol, PETSC_DEFAULT, PETSC_DEFAULT, s.max_it));
+    PetscCall(KSPGetPC(ksp, &pc));
+    if (pctype == "gamg") {
+      PetscCall(PCSetType(pc, PCGAMG));
+      PetscCall(PCGAMGSetReuseInterpolation(pc, s.resetup));
+    } else {
+      PetscCall(PCSetType(pc, PCHMG));
+      PetscCall(PCHMGSetInnerPCType(pc, PCHYPRE));
+      PetscCall(PCHMGSetReuseInterpolation(pc, s.resetup));
+      /* elasticity: BoomerAMG coarsens one displacement component, its interpolation is applied to all three */
+      PetscCall(PCHMGSetUseSubspaceCoarsening(pc, p.bs > 1 ? PETSC_TRUE : PETSC_FALSE));
+      /* an AIJ interpolation, not MAIJ: PETSc has a dedicated AIJ x MAIJ PtAP that no -matptap_via selects */
+      PetscCall(PCHMGUseMatMAIJ(pc, PETSC_FALSE));
+    }
+    PetscCall(KSPSetFromOptions(ksp));
+
+    PetscCall(Solve(ksp, stage, p.b, x, &d, &its, &res, &f->converged));
+    f->setup = std::min(f->setup, d.time[EV_PCSETUP]);
+    f->solve = std::min(f->solve, d.time[EV_KSPSOLVE]);
+    f->ptap  = std::min(f->ptap, PtAPTime(d));
+    f->ab    = std::min(f->ab, ABTime(d));
+    f->nptap = d.count[EV_PTAP_SYM] + d.count[EV_ABC_SYM];
+    f->nab   = d.count[EV_AB_SYM] + d.count[EV_ATB_SYM];
+    if (rep > 0 && (its != f->its || res != f->res)) f->reps_agree = false;
+    f->its = its;
+    f->res = res;
+    PetscCall(LevelInfo(pc, f));
+
+    if (s.resetup) {
+      Vec       diag;
+      PetscReal dmax;
+      PetscCall(MatCreateVecs(A, &diag, NULL));
+      PetscCall(MatGetDiagonal(A, diag));
+      PetscCall(VecNorm(diag, NORM_INFINITY, &dmax));
+      PetscCall(VecDestroy(&diag));
+      PetscCall(MatShift(A, kResetupShift * dmax));
+      PetscCall(KSPSetOperators(ksp, A, A));
+      PetscCall(Solve(ksp, stage_re, p.b, x, &d, &its, &res, &f->converged));
+      f->resetup      = std::min(f->resetup, d.time[EV_PCSETUP]);
+      f->resetup_prod = std::min(f->resetup_prod, PtAPTime(d) + ABTime(d));
+      f->nptap_re     = d.count[EV_PTAP_NUM] + d.count[EV_ABC_NUM];
+      if (rep > 0 && (its != f->its_re || res != f->res_re)) f->reps_agree = false;
+      f->its_re       = its;
+      f->res_re       = res;
+    }
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&x));
+    PetscCall(MatDestroy(&A));
+  }
+  if (pctype == "hmg" && !s.user_galerkin) PetscCall(PetscOptionsClearValue(NULL, "-pc_mg_galerkin"));
+  PetscCall(SetProductFlags(Config{}));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Checking and printing. */
+
+bool Close(PetscReal a, PetscReal b, PetscReal rtol)
+{
+  return std::abs(a - b) <= rtol * std::max(std::abs(a), std::abs(b));
+}
+
+/* Empty if f agrees with the reference row, else what differs. */
+std::string Compare(const Figures &f, const Figures &ref, const Settings &s)
+{
+  std::string why;
+  if (!f.converged) why += " not converged;";
+  if (!f.reps_agree) why += " repetitions differ;";
+  if (f.its != ref.its) why += " iterations " + std::to_string(f.its) + " vs " + std::to_string(ref.its) + ";";
+  if (!Close(f.res, ref.res, s.check_rtol)) why += " residual;";
+  if (f.its_re != ref.its_re) why += " re-setup iterations " + std::to_string(f.its_re) + " vs " + std::to_string(ref.its_re) + ";";
+  if (s.resetup && !Close(f.res_re, ref.res_re, s.check_rtol)) why += " re-setup residual;";
+  if (f.level_rows != ref.level_rows) why += " levels;";
+  if (!Close(f.opcx, ref.opcx, s.check_rtol)) why += " operator complexity;";
+  return why;
+}
+
+double Ratio(PetscLogDouble ref, PetscLogDouble t)
+{
+  return t > 0 ? ref / t : 0;
+}
+
+PetscErrorCode PrintTable(const Problem &p, const std::string &pctype, const std::vector<Config> &configs, const std::vector<Figures> &figs, const Settings &s)
+{
+  const Figures &ref = figs[0];
+  std::string    levels;
+
+  PetscFunctionBeginUser;
+  for (auto it = ref.level_rows.rbegin(); it != ref.level_rows.rend(); ++it) levels += (levels.empty() ? "" : " ") + std::to_string(*it);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n%s, %s: %zu levels, rows %s; PtAP calls %d, AB calls %d%s\n", p.name.c_str(),
+                        pctype == "gamg" ? "PCGAMG" : "PCHMG (BoomerAMG coarsening, Galerkin PtAP)", ref.level_rows.size(), levels.c_str(), ref.nptap, ref.nab,
+                        s.resetup ? (", re-setup PtAP calls " + std::to_string(ref.nptap_re)).c_str() : ""));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-21s %8s %6s %8s %8s %6s %9s %6s %5s %9s %6s  %s\n", "products", "PCSetUp", "x", "PtAP", "AB", "x", "re-setup", "x", "its",
+                        "|b-Ax|/|b|", "op.cx", "match default"));
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const Figures &f = figs[i];
+    char           re[32] = "-", rex[32] = "-";
+    if (s.resetup) {
+      PetscCall(PetscSNPrintf(re, sizeof re, "%9.4f", f.resetup));
+      PetscCall(PetscSNPrintf(rex, sizeof rex, "%6.2f", Ratio(ref.resetup, f.resetup)));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-21s %8.4f %6.2f %8.4f %8.4f %6.2f %9s %6s %5" PetscInt_FMT " %9.2e %6.3f  %s\n", configs[i].name.c_str(), f.setup,
+                          Ratio(ref.setup, f.setup), f.ptap, f.ab, Ratio(ref.ptap + ref.ab, f.ptap + f.ab), re, rex, f.its, (double)f.res, (double)f.opcx,
+                          f.match.c_str()));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode WriteJSON(const char *file, const std::vector<Problem> &problems, const std::vector<std::string> &pcs, const std::vector<Config> &configs,
+                         const std::vector<std::vector<std::vector<Figures>>> &figs, const Settings &s)
+{
+  FILE *fp;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFOpen(PETSC_COMM_WORLD, file, "w", &fp));
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "{\n  \"program\": \"amg_setup\",\n  \"reps\": %" PetscInt_FMT ",\n  \"ksp_rtol\": %g,\n  \"resetup\": %s,\n  \"runs\": [",
+                         s.reps, (double)s.rtol, s.resetup ? "true" : "false"));
+  bool first = true;
+  for (size_t ip = 0; ip < problems.size(); ++ip) {
+    PetscInt rows;
+    MatInfo  info;
+    PetscCall(MatGetSize(problems[ip].A, &rows, NULL));
+    PetscCall(MatGetInfo(problems[ip].A, MAT_GLOBAL_SUM, &info));
+    for (size_t ipc = 0; ipc < pcs.size(); ++ipc)
+      for (size_t ic = 0; ic < configs.size(); ++ic) {
+        const Figures &f = figs[ip][ipc][ic];
+        std::string    lr, ln;
+        for (size_t l = 0; l < f.level_rows.size(); ++l) {
+          lr += (l ? ", " : "") + std::to_string(f.level_rows[l]);
+          ln += (l ? ", " : "") + std::to_string(static_cast<long long>(f.level_nnz[l]));
+        }
+        PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp,
+                               "%s\n    {\"problem\": \"%s\", \"n\": %" PetscInt_FMT ", \"rows\": %" PetscInt_FMT ", \"nnz\": %.0f, \"pc\": \"%s\", \"products\": \"%s\",\n"
+                               "     \"matptap_via\": \"%s\", \"matmatmult_via\": \"%s\",\n"
+                               "     \"pcsetup_s\": %.6e, \"ptap_s\": %.6e, \"ab_s\": %.6e, \"solve_s\": %.6e, \"ptap_calls\": %d, \"ab_calls\": %d,\n"
+                               "     \"resetup_s\": %.6e, \"resetup_products_s\": %.6e, \"resetup_ptap_calls\": %d,\n"
+                               "     \"iterations\": %" PetscInt_FMT ", \"residual\": %.6e, \"resetup_iterations\": %" PetscInt_FMT ", \"resetup_residual\": %.6e,\n"
+                               "     \"converged\": %s, \"operator_complexity\": %.6f, \"level_rows\": [%s], \"level_nnz\": [%s], \"match\": \"%s\", \"differences\": \"%s\"}",
+                               first ? "" : ",", problems[ip].name.c_str(), problems[ip].n, rows, info.nz_used, pcs[ipc].c_str(), configs[ic].name.c_str(),
+                               configs[ic].ptap.empty() ? "default" : configs[ic].ptap.c_str(), configs[ic].others.empty() ? "default" : configs[ic].others.c_str(),
+                               f.setup, f.ptap, f.ab, f.solve, f.nptap, f.nab, s.resetup ? f.resetup : 0.0, s.resetup ? f.resetup_prod : 0.0, f.nptap_re, f.its,
+                               (double)f.res, f.its_re, (double)f.res_re, f.converged ? "true" : "false", (double)f.opcx, lr.c_str(), ln.c_str(), f.match.c_str(), f.why.c_str()));
+        first = false;
+      }
+  }
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "\n  ]\n}\n"));
+  PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  Settings                 s;
+  PetscBool                check = PETSC_FALSE, logging, set;
+  PetscInt                 n = -1, problem = 2, nalgs = 32, npcs = 2;
+  char                    *alglist[32], *pclist[2], json[PETSC_MAX_PATH_LEN] = "";
+  const char *const        problems_names[] = {"poisson", "elasticity", "all"};
+  std::vector<std::string> pcs;
+  std::vector<Config>      configs;
+  std::vector<Problem>     problems;
+  PetscMPIInt              size;
+  int                      mismatches = 0;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscClusterInitializePackage()); /* before any Mat exists: the plugin hooks AIJ creation */
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+
+  for (const char *f : kProductFlags) {
+    PetscCall(PetscOptionsHasName(NULL, NULL, f, &set));
+    PetscCheck(!set, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Do not pass %s: amg_setup sets the product flags for each row (see -algs)", f);
+  }
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-pc_type", &set));
+  PetscCheck(!set, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Do not pass -pc_type: choose the preconditioners with -pcs gamg,hmg");
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-pc_mg_galerkin", &s.user_galerkin));
+
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "amg_setup options", "KSP");
+  PetscCall(PetscOptionsEList("-problem", "Generated problem", "", problems_names, 3, problems_names[problem], &problem, NULL));
+  PetscCall(PetscOptionsInt("-n", "Grid points per side (default: poisson 40, elasticity 14)", "", n, &n, NULL));
+  PetscCall(PetscOptionsStringArray("-pcs", "Preconditioners: gamg, hmg", "", pclist, &npcs, &set));
+  if (set) {
+    for (PetscInt i = 0; i < npcs; ++i) {
+      PetscCheck(!std::strcmp(pclist[i], "gamg") || !std::strcmp(pclist[i], "hmg"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+                 "-pcs: unknown preconditioner '%s'; valid: gamg, hmg", pclist[i]);
+      pcs.push_back(pclist[i]);
+      PetscCall(PetscFree(pclist[i]));
+    }
+  } else pcs = {"gamg", "hmg"};
+  PetscCall(PetscOptionsStringArray("-algs", "petsc-cluster algorithms, one row each", "", alglist, &nalgs, &set));
+  configs.push_back({"default", "", "", false});
+  if (set) {
+    for (PetscInt i = 0; i < nalgs; ++i) {
+      PetscCheck(std::strcmp(alglist[i], "default") && std::strcmp(alglist[i], "hypre"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+                 "-algs: '%s' always runs as its own row; list petsc-cluster algorithms only", alglist[i]);
+      configs.push_back({alglist[i], alglist[i], alglist[i], true});
+      PetscCall(PetscFree(alglist[i]));
+    }
+  } else configs.push_back({MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTER, true});
+  configs.push_back({"hypre (PtAP only)", "hypre", "", false});
+  PetscCall(PetscOptionsReal("-ksp_rtol", "CG relative tolerance (unpreconditioned residual), every row", "KSPSetTolerances", s.rtol, &s.rtol, NULL));
+  PetscCall(PetscOptionsInt("-ksp_max_it", "CG iteration limit, every row", "KSPSetTolerances", s.max_it, &s.max_it, NULL));
+  PetscCall(PetscOptionsBool("-resetup", "Time a re-setup with reused interpolation after a diagonal shift", "", s.resetup, &s.resetup, NULL));
+  PetscCall(PetscOptionsInt("-reps", "Run every row this many times; report the best times", "", s.reps, &s.reps, NULL));
+  PetscCall(PetscOptionsBool("-check", "Exit nonzero if a row differs from the default row", "", check, &check, NULL));
+  PetscCall(PetscOptionsReal("-check_rtol", "Relative tolerance for matching residuals", "", s.check_rtol, &s.check_rtol, NULL));
+  PetscCall(PetscOptionsString("-json", "Write the figures to this JSON file", "", json, json, sizeof json, NULL));
+  PetscOptionsEnd();
+  PetscCheck(s.reps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps %" PetscInt_FMT " must be >= 1", s.reps);
+  PetscCheck(n == -1 || n >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT " must be >= 2", n);
+  PetscCheck(s.rtol > 0 && s.rtol < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_rtol %g must be in (0, 1)", (double)s.rtol);
+  PetscCheck(s.check_rtol >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-check_rtol %g must be >= 0", (double)s.check_rtol);
+
+  /* The table reads PETSc's log: start the default logger unless -log_view (or similar) already did. */
+  PetscCall(PetscLogIsActive(&logging));
+  if (!logging) PetscCall(PetscLogDefaultBegin());
+  PetscCall(MatInitializePackage()); /* register the events read below */
+  PetscCall(PCInitializePackage());
+  PetscCall(KSPInitializePackage());
+  for (int e = 0; e < EV_COUNT; ++e) {
+    PetscCall(PetscLogEventGetId(kEventNames[e], &events[e]));
+    PetscCheck(events[e] >= 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PETSc log event %s is not registered", kEventNames[e]);
+  }
+
+  if (problem != 1) {
+    Problem p;
+    p.name = "poisson";
+    p.n    = n > 0 ? n : 40;
+    PetscCall(AssemblePoisson(PETSC_COMM_WORLD, &p));
+    problems.push_back(p);
+  }
+  if (problem != 0) {
+    Problem p;
+    p.name = "elasticity";
+    p.n    = n > 0 ? n : 14;
+    p.bs   = 3;
+    PetscCall(AssembleElasticity(PETSC_COMM_WORLD, &p));
+    problems.push_back(p);
+  }
+
+  {
+    PetscInt threads = 0;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_cluster_threads", &threads, NULL));
+#if defined(_OPENMP)
+    if (threads == 0) threads = omp_get_max_threads();
+#else
+    threads = 1;
+#endif
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "amg_setup: algebraic multigrid set-up with PETSc's default sparse products vs petsc-cluster's\n"
+                          "%d MPI process(es); petsc-cluster products use %" PetscInt_FMT " OpenMP thread(s) per process (-mat_cluster_threads, OMP_NUM_THREADS), "
+                          "PETSc's products one\n"
+                          "KSP cg, rtol %g on the unpreconditioned residual; best of %" PetscInt_FMT " run(s) per row, each on a fresh copy of A and a fresh KSP\n",
+                          size, threads, (double)s.rtol, s.reps));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Times [s] are PETSc log events in one log stage per row (see -log_view): PCSetUp = event PCSetUp;\n"
+                                          "  PtAP = MatPtAPSymbolic+MatPtAPNumeric+MatMatMatMultSym+MatMatMatMultNum; AB = MatMatMultSym+MatMatMultNum+MatTrnMatMultSym+MatTrnMatMultNum;\n"
+                                          "  x = speed-up over 'default' (PCSetUp; PtAP+AB; re-setup)"));
+  if (size > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, ";\n  times are the slowest rank's; PETSc's MPIAIJ PtAP also logs its inner products as MatMatMult, so AB includes them"));
+  if (s.resetup)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, ";\n  re-setup = PCSetUp after A += %g max|A_ii| I with reused interpolation (numeric-only PtAP)\n", (double)kResetupShift));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+  for (const Problem &p : problems) {
+    PetscInt rows;
+    MatInfo  info;
+    PetscCall(MatGetSize(p.A, &rows, NULL));
+    PetscCall(MatGetInfo(p.A, MAT_GLOBAL_SUM, &info));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %s, n = %" PetscInt_FMT ": %" PetscInt_FMT " rows, %.0f nonzeros\n", p.name.c_str(), p.description.c_str(), p.n, rows,
+                          info.nz_used));
+  }
+
+  std::vector<std::vector<std::vector<Figures>>> figs(problems.size(), std::vector<std::vector<Figures>>(pcs.size(), std::vector<Figures>(configs.size())));
+  for (size_t ip = 0; ip < problems.size(); ++ip)
+    for (size_t ipc = 0; ipc < pcs.size(); ++ipc) {
+      std::vector<Figures> &row = figs[ip][ipc];
+      for (size_t ic = 0; ic < configs.size(); ++ic) {
+        PetscCall(RunRow(problems[ip], pcs[ipc], configs[ic], s, &row[ic]));
+        row[ic].why   = ic ? Compare(row[ic], row[0], s) : (row[0].converged && row[0].reps_agree ? "" : " not converged or repetitions differ;");
+        row[ic].match = !row[ic].why.empty() ? "NO" : ic ? "yes" : "ref";
+      }
+      PetscCall(PrintTable(problems[ip], pcs[ipc], configs, row, s));
+      for (size_t ic = 0; ic < configs.size(); ++ic) {
+        if (row[ic].why.empty()) continue;
+        /* the default row must converge; of the other rows only ours are under test */
+        const bool counted = ic == 0 || configs[ic].ours;
+        if (counted) ++mismatches;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "WARNING: %s %s %s differs:%s (iterations %" PetscInt_FMT " vs default %" PetscInt_FMT ", residual %.6e vs %.6e)%s\n",
+                              problems[ip].name.c_str(), pcs[ipc].c_str(), configs[ic].name.c_str(), row[ic].why.c_str(), row[ic].its, row[0].its, (double)row[ic].res,
+                              (double)row[0].res, counted ? "" : "; PETSc's own algorithm, not counted by -check"));
+      }
+    }
+  if (json[0]) PetscCall(WriteJSON(json, problems, pcs, configs, figs, s));
+  if (mismatches) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n%d row(s) of ours differ from the default row, or the default did not converge%s\n", mismatches, check ? " (-check: exit code 1)" : ""));
+
+  for (Problem &p : problems) {
+    PetscCall(MatDestroy(&p.A));
+    PetscCall(VecDestroy(&p.b));
+  }
+  PetscCall(PetscFinalize());
+  return check && mismatches ? 1 : 0;
+}

@@ -1,0 +1,33 @@
+# examples/amg_setup at small sizes (included from tests/petsc/CMakeLists.txt). Each run sets up PCGAMG
+# and PCHMG (Galerkin PtAP) with PETSc's default products and with ours; -check makes the run fail
+# when one of our rows needs different iterations, reaches a different residual (relative 1e-6),
+# builds different levels, or does not converge. The 'hypre' row (PETSc's own -matptap_via hypre)
+# is printed but not checked.
+if(TARGET amg_setup)
+  set(_amg_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=2;OMP_WAIT_POLICY=passive;PETSC_OPTIONS=")
+  set(_amg_cases
+    # the README's job at a small size: both problems, both preconditioners, cluster, re-setup
+    "small|-n|8|-check"
+    # every algorithm of ours, JSON output, two repetitions
+    "all_algs|-n|6|-algs|cluster,cluster_fixed,cluster_variable,cluster_hierarchical,rowwise|-reps|2|-check|-json|amg_setup_all_algs.json"
+    # block size 3 (cluster takes fixed clusters of a node's rows), GAMG only, no re-setup
+    "elasticity_gamg|-problem|elasticity|-pcs|gamg|-n|9|-algs|cluster,cluster_fixed|-resetup|0|-check"
+    # PCHMG's Galerkin products reused numerically on re-setup; a tight tolerance
+    "poisson_hmg|-problem|poisson|-pcs|hmg|-n|12|-algs|cluster_variable,rowwise|-ksp_rtol|1e-10|-check"
+    # our options under the same flags (-mat_cluster_* apply to every product of ours)
+    "params|-n|6|-algs|cluster_hierarchical|-mat_cluster_size|4|-mat_cluster_accumulator|hash|-check")
+  foreach(c IN LISTS _amg_cases)
+    string(REPLACE "|" ";" c "${c}")
+    list(POP_FRONT c name)
+    add_test(NAME petsc.amg_setup.${name} COMMAND amg_setup ${c})
+    set_tests_properties(petsc.amg_setup.${name} PROPERTIES LABELS petsc TIMEOUT 300 ENVIRONMENT "${_amg_env}"
+      FAIL_REGULAR_EXPRESSION "PETSC ERROR")
+  endforeach()
+  # -check really fails: with 2 iterations allowed nothing converges.
+  add_test(NAME petsc.amg_setup.check_fails COMMAND amg_setup -problem poisson -pcs gamg -n 6 -ksp_max_it 2 -check)
+  set_tests_properties(petsc.amg_setup.check_fails PROPERTIES LABELS petsc TIMEOUT 60 ENVIRONMENT "${_amg_env}" WILL_FAIL TRUE)
+  # -help documents every option of the example (and the program still runs, here at a tiny size).
+  add_test(NAME petsc.amg_setup.help COMMAND amg_setup -help -problem poisson -pcs gamg -n 4)
+  set_tests_properties(petsc.amg_setup.help PROPERTIES LABELS petsc TIMEOUT 60 ENVIRONMENT "${_amg_env}"
+    PASS_REGULAR_EXPRESSION "-problem <[^\n]*poisson elasticity all.*-n <.*-pcs <.*-algs <.*-ksp_rtol <.*-ksp_max_it <.*-resetup: .*-reps <.*-check: .*-check_rtol <.*-json <")
+endif()
