@@ -1,15 +1,20 @@
 static char help[] = "Tests the petsc-cluster plugin through PETSc's MatProduct API: algorithm names set in code,\n\
 symbolic-only products, MatProductClear, MatProductReplaceMats, MAT_REUSE_MATRIX, empty and\n\
-rectangular operands, thread counts, and errors that must leave the operands untouched.\n\
-Exits nonzero on the first failed check.\n\n";
+rectangular operands, thread counts, and errors that must leave the operands untouched; for every\n\
+product type (AB, AtB, ABt, PtAP, RARt, ABC) against PETSc's default algorithm.\n\
+Exits nonzero on the first failed check.\n\
+  -petsc_names: run the product-type checks with one of PETSc's own algorithms per type instead of\n\
+                ours (a check of the test itself; the checks that only hold for ours are skipped)\n\n";
 
 // Links the plugin and registers it with PetscClusterInitializePackage() (the path for programs
 // that link it); may also be run with -dll_append (registration must be idempotent).
 
 #include <petsccluster.h>
 #include <petscmat.h>
+#include <petsc/private/matimpl.h> // Mat_Product::alg
 
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -348,8 +353,8 @@ PetscErrorCode TestErrorsLeaveOperandsUntouched(void)
   PetscFunctionReturn(0);
 }
 
-// Operand types and product types the plugin does not implement (here: a dense B, and A^T*B with
-// our name): either a clean PETSc error or a correct product, never a crash or a wrong result.
+// An operand type the plugin does not implement (a dense B), and A^T*B with our name set in code:
+// either a clean PETSc error or a correct product, never a crash or a wrong result.
 PetscErrorCode TestUnhandled(void)
 {
   Mat            A, B, Bd, C = NULL, Cref;
@@ -391,6 +396,381 @@ PetscErrorCode TestUnhandled(void)
   PetscFunctionReturn(0);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Every product type. Operands are built from a square A (n x n) and a P (n x k), R = P^T:
+//   AB: A*P   AtB: P^T*A   ABt: A*R^T   PtAP: P^T*A*P   RARt: R*A*R^T   ABC: R*A*P
+// Reference: PETSc's default algorithm on the same operands, in this program.
+
+const MatProductType kTypes[] = {MATPRODUCT_AB, MATPRODUCT_AtB, MATPRODUCT_ABt, MATPRODUCT_PtAP, MATPRODUCT_RARt, MATPRODUCT_ABC};
+
+PetscBool g_petsc_names = PETSC_FALSE; // -petsc_names: harness check with PETSc's algorithms
+
+// The names a type is tested with: ours, or one non-default PETSc algorithm for that type.
+std::vector<const char *> AlgorithmsFor(MatProductType type)
+{
+  if (!g_petsc_names) return std::vector<const char *>(std::begin(kAlgorithms), std::end(kAlgorithms));
+  switch (type) {
+  case MATPRODUCT_AtB:
+    return {"outerproduct"};
+  case MATPRODUCT_ABt:
+    return {"color"};
+  case MATPRODUCT_PtAP:
+    return {"scalable"}; // "rap" keeps P^T from the symbolic phase: no MatProductReplaceMats of P
+  case MATPRODUCT_RARt:
+    return {"r*art"};
+  default:
+    return {"heap"};
+  }
+}
+
+// The option PETSc's user API (MatPtAP, ...) reads for the type.
+const char *ViaOption(MatProductType type)
+{
+  switch (type) {
+  case MATPRODUCT_AtB:
+    return "-mattransposematmult_via";
+  case MATPRODUCT_ABt:
+    return "-matmattransmult_via";
+  case MATPRODUCT_PtAP:
+    return "-matptap_via";
+  case MATPRODUCT_RARt:
+    return "-matrart_via";
+  case MATPRODUCT_ABC:
+    return "-matmatmatmult_via";
+  default:
+    return "-matmatmult_via";
+  }
+}
+
+struct Operands {
+  Mat X = NULL, Y = NULL, Z = NULL; // Z for ABC only
+};
+
+Operands OperandsFor(MatProductType type, Mat A, Mat P, Mat R)
+{
+  switch (type) {
+  case MATPRODUCT_AtB:
+    return {P, A, NULL};
+  case MATPRODUCT_ABt:
+  case MATPRODUCT_RARt:
+    return {A, R, NULL};
+  case MATPRODUCT_ABC:
+    return {R, A, P};
+  default: // AB, PtAP
+    return {A, P, NULL};
+  }
+}
+
+// MatProductCreate + type + algorithm (+ prefix), optionally symbolic and numeric.
+PetscErrorCode CreateProduct(MatProductType type, const Operands &o, const char *alg, const char *prefix, PetscBool symbolic, PetscBool numeric, Mat *C)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatProductCreate(o.X, o.Y, type == MATPRODUCT_ABC ? o.Z : NULL, C));
+  if (prefix) PetscCall(MatSetOptionsPrefix(*C, prefix));
+  PetscCall(MatProductSetType(*C, type));
+  PetscCall(MatProductSetAlgorithm(*C, alg));
+  PetscCall(MatProductSetFill(*C, PETSC_DEFAULT));
+  PetscCall(MatProductSetFromOptions(*C));
+  if (symbolic) PetscCall(MatProductSymbolic(*C));
+  if (symbolic && numeric) PetscCall(MatProductNumeric(*C));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CheckTypeAgainstDefault(MatProductType type, const Operands &o, Mat C, const char *alg, const char *what)
+{
+  Mat       Cref;
+  PetscBool same;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateProduct(type, o, MATPRODUCTALGORITHMDEFAULT, "ref_", PETSC_TRUE, PETSC_TRUE, &Cref));
+  PetscCall(SameProduct(Cref, C, 1e-12, &same));
+  CHECK_OR_FAIL(same, "%s %s: %s differs from PETSc's default", MatProductTypes[type], alg, what);
+  PetscCall(MatDestroy(&Cref));
+  PetscFunctionReturn(0);
+}
+
+// New values, same pattern (the values stay away from zero so no entry cancels).
+PetscErrorCode NewValues(Mat M, PetscScalar factor)
+{
+  PetscInt     nz;
+  PetscScalar *a;
+  MatInfo      info;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetInfo(M, MAT_LOCAL, &info));
+  nz = (PetscInt)info.nz_used;
+  PetscCall(MatSeqAIJGetArray(M, &a));
+  for (PetscInt k = 0; k < nz; ++k) a[k] = factor * a[k] + 0.001 * (PetscScalar)(1 + k % 7);
+  PetscCall(MatSeqAIJRestoreArray(M, &a));
+  PetscFunctionReturn(0);
+}
+
+// A copy of M with one more nonzero (at the first empty position of the first row that has one).
+PetscErrorCode WithExtraNonzero(Mat M, Mat *M2)
+{
+  PetscInt m, n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(M, &m, &n));
+  PetscCall(MatDuplicate(M, MAT_COPY_VALUES, M2));
+  PetscCall(MatSetOption(*M2, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  for (PetscInt i = 0; i < m; ++i) {
+    PetscInt           ncols;
+    const PetscInt    *cols;
+    PetscInt           j = -1;
+    const PetscScalar  v = 2.5;
+    PetscCall(MatGetRow(*M2, i, &ncols, &cols, NULL));
+    for (PetscInt c = 0; c < n && j < 0; ++c) {
+      bool present = false;
+      for (PetscInt t = 0; t < ncols; ++t) present = present || cols[t] == c;
+      if (!present) j = c;
+    }
+    PetscCall(MatRestoreRow(*M2, i, &ncols, &cols, NULL));
+    if (j >= 0) {
+      PetscCall(MatSetValues(*M2, 1, &i, 1, &j, &v, INSERT_VALUES));
+      break;
+    }
+  }
+  PetscCall(MatAssemblyBegin(*M2, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*M2, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SamePattern(Mat Cref, Mat C, PetscBool *same)
+{
+  PetscInt        m, mc, n, nc;
+  const PetscInt *ia, *ja, *ib, *jb;
+  PetscBool       d1, d2;
+
+  PetscFunctionBeginUser;
+  *same = PETSC_FALSE;
+  PetscCall(MatGetSize(Cref, &m, &n));
+  PetscCall(MatGetSize(C, &mc, &nc));
+  if (m != mc || n != nc) PetscFunctionReturn(0);
+  PetscCall(MatGetRowIJ(Cref, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &d1));
+  PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &mc, &ib, &jb, &d2));
+  *same = (PetscBool)(d1 && d2);
+  for (PetscInt i = 0; i <= m && *same; ++i) *same = (PetscBool)(ia[i] == ib[i]);
+  for (PetscInt k = 0; *same && k < ia[m]; ++k) *same = (PetscBool)(ja[k] == jb[k]);
+  PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &mc, &ib, &jb, &d2));
+  PetscCall(MatRestoreRowIJ(Cref, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &d1));
+  PetscFunctionReturn(0);
+}
+
+// One type, one algorithm, one shape: the whole life of a product.
+PetscErrorCode CheckProductType(MatProductType type, const char *alg, PetscInt n, PetscInt k, const char *shape)
+{
+  Mat         A, P, R, C;
+  Operands    o;
+  const char *tn = MatProductTypes[type];
+  PetscBool   same;
+
+  PetscFunctionBeginUser;
+  PetscCall(RandomAIJ(n, n, 5, 71, {}, -1, &A));
+  PetscCall(RandomAIJ(n, k, 2, 72, {}, -1, &P));
+  PetscCall(MatTranspose(P, MAT_INITIAL_MATRIX, &R));
+  o = OperandsFor(type, A, P, R);
+
+  // 1. Symbolic only (PCGAMG's graph squaring), then MatProductClear: complete, assembled, zeros
+  //    (PETSc's own seq kernels leave C unassembled, GAMG then marks it assembled: pattern only).
+  PetscCall(CreateProduct(type, o, alg, NULL, PETSC_TRUE, PETSC_FALSE, &C));
+  PetscCall(MatProductClear(C));
+  {
+    Mat       Cref;
+    PetscBool assembled;
+    PetscReal nrm;
+    if (!g_petsc_names) {
+      PetscCall(MatAssembled(C, &assembled));
+      CHECK_OR_FAIL(assembled, "%s %s %s: symbolic-only C is not assembled", tn, alg, shape);
+      PetscCall(MatNorm(C, NORM_FROBENIUS, &nrm));
+      CHECK_OR_FAIL(nrm == 0.0, "%s %s %s: symbolic-only C has nonzero values (norm %g)", tn, alg, shape, (double)nrm);
+    }
+    PetscCall(CreateProduct(type, o, MATPRODUCTALGORITHMDEFAULT, "ref_", PETSC_TRUE, PETSC_TRUE, &Cref));
+    PetscCall(SamePattern(Cref, C, &same));
+    CHECK_OR_FAIL(same, "%s %s %s: symbolic-only C's pattern differs from PETSc's product", tn, alg, shape);
+    PetscCall(MatDestroy(&Cref));
+  }
+  PetscCall(MatDestroy(&C));
+
+  // 2. Symbolic + numeric, then numeric only after every operand got new values.
+  PetscCall(CreateProduct(type, o, alg, NULL, PETSC_TRUE, PETSC_TRUE, &C));
+  PetscCall(CheckTypeAgainstDefault(type, o, C, alg, shape));
+  PetscCall(MatScale(A, -1.5));
+  PetscCall(NewValues(P, 0.75));
+  PetscCall(NewValues(R, -2.0));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(CheckTypeAgainstDefault(type, o, C, alg, "numeric only after new values"));
+
+  // 3. MatProductReplaceMats with copies of the same patterns and other values.
+  {
+    Operands o2;
+    PetscCall(MatDuplicate(o.X, MAT_COPY_VALUES, &o2.X));
+    PetscCall(MatDuplicate(o.Y, MAT_COPY_VALUES, &o2.Y));
+    if (o.Z) PetscCall(MatDuplicate(o.Z, MAT_COPY_VALUES, &o2.Z));
+    PetscCall(NewValues(o2.X, 3.0));
+    PetscCall(NewValues(o2.Y, -0.5));
+    if (o2.Z) PetscCall(NewValues(o2.Z, 1.5));
+    PetscCall(MatProductReplaceMats(o2.X, o2.Y, o2.Z, C));
+    PetscCall(MatProductNumeric(C));
+    PetscCall(CheckTypeAgainstDefault(type, o2, C, alg, "MatProductReplaceMats + numeric"));
+    PetscCall(MatProductReplaceMats(o.X, o.Y, o.Z, C)); // back to the originals
+    PetscCall(MatDestroy(&o2.X));
+    PetscCall(MatDestroy(&o2.Y));
+    PetscCall(MatDestroy(&o2.Z));
+  }
+
+  // 4. MatProductClear: C keeps its values and stays usable (PCGAMG keeps its coarse operators).
+  PetscCall(MatProductNumeric(C));
+  PetscCall(MatProductClear(C));
+  PetscCall(CheckTypeAgainstDefault(type, o, C, alg, "after MatProductClear"));
+  {
+    Mat D;
+    Vec x, y;
+    PetscCall(MatCreateVecs(C, &x, &y));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(MatMult(C, x, y));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDuplicate(C, MAT_COPY_VALUES, &D));
+    PetscCall(SameProduct(C, D, 0.0, &same));
+    CHECK_OR_FAIL(same, "%s %s %s: MatDuplicate of a cleared C differs", tn, alg, shape);
+    PetscCall(MatDestroy(&D));
+  }
+  PetscCall(MatDestroy(&C));
+
+  // 5. An operand whose pattern changed since the symbolic phase: an error, never a crash or a
+  //    silently wrong C (PETSc's own kernels do not check this, so only for ours).
+  if (!g_petsc_names) {
+    for (int which = 0; which < (o.Z ? 3 : 2); ++which) {
+      Mat            Mchanged;
+      Operands       o2 = o;
+      PetscErrorCode code = 0;
+      PetscCall(CreateProduct(type, o, alg, NULL, PETSC_TRUE, PETSC_TRUE, &C));
+      PetscCall(WithExtraNonzero(which == 0 ? o.X : which == 1 ? o.Y : o.Z, &Mchanged));
+      (which == 0 ? o2.X : which == 1 ? o2.Y : o2.Z) = Mchanged;
+      PetscCall(MatProductReplaceMats(o2.X, o2.Y, o2.Z, C));
+      PetscCall(Quietly([&]() { return MatProductNumeric(C); }, &code));
+      if (!code) {
+        // Accepted: then the result must be right for the new operand.
+        PetscCall(CheckTypeAgainstDefault(type, o2, C, alg, "numeric after an operand's pattern changed"));
+      }
+      CHECK_OR_FAIL(code != 0, "%s %s %s: numeric after operand %d's pattern changed gave no error", tn, alg, shape, which);
+      PetscCall(MatDestroy(&C));
+      PetscCall(MatDestroy(&Mchanged));
+    }
+  }
+
+  // 6. The user API (MatMatMult, MatPtAP, ...) with the option it reads, and MAT_REUSE_MATRIX.
+  {
+    const char *via = ViaOption(type);
+    Mat         X = o.X, Y = o.Y, Z = o.Z;
+    auto        user = [&](MatReuse reuse) -> PetscErrorCode {
+      switch (type) {
+      case MATPRODUCT_AB:
+        PetscCall(MatMatMult(X, Y, reuse, PETSC_DEFAULT, &C));
+        break;
+      case MATPRODUCT_AtB:
+        PetscCall(MatTransposeMatMult(X, Y, reuse, PETSC_DEFAULT, &C));
+        break;
+      case MATPRODUCT_ABt:
+        PetscCall(MatMatTransposeMult(X, Y, reuse, PETSC_DEFAULT, &C));
+        break;
+      case MATPRODUCT_PtAP:
+        PetscCall(MatPtAP(X, Y, reuse, PETSC_DEFAULT, &C));
+        break;
+      case MATPRODUCT_RARt:
+        PetscCall(MatRARt(X, Y, reuse, PETSC_DEFAULT, &C));
+        break;
+      default:
+        PetscCall(MatMatMatMult(X, Y, Z, reuse, PETSC_DEFAULT, &C));
+        break;
+      }
+      return 0;
+    };
+    PetscCall(PetscOptionsSetValue(NULL, via, alg));
+    PetscCall(user(MAT_INITIAL_MATRIX));
+    for (int r = 0; r < 2; ++r) {
+      PetscCall(MatScale(A, r ? 0.5 : -2.0));
+      PetscCall(NewValues(P, 1.25));
+      PetscCall(NewValues(R, 0.5));
+      PetscCall(user(MAT_REUSE_MATRIX));
+    }
+    PetscCall(PetscOptionsClearValue(NULL, via));
+    {
+      // The selected name is kept as the product's algorithm (no public getter in 3.18).
+      const char *a = C->product ? C->product->alg : "(no product)";
+      PetscCall(PetscStrcmp(a, alg, &same));
+      CHECK_OR_FAIL(same, "%s %s %s: %s %s ran algorithm %s", tn, alg, shape, via, alg, a);
+    }
+    PetscCall(CheckTypeAgainstDefault(type, o, C, alg, "user API with MAT_REUSE_MATRIX"));
+    PetscCall(MatDestroy(&C));
+  }
+
+  PetscCall(MatDestroy(&R));
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestProductTypes(void)
+{
+  PetscFunctionBeginUser;
+  for (MatProductType type : kTypes) {
+    for (const char *alg : AlgorithmsFor(type)) {
+      PetscCall(CheckProductType(type, alg, 60, 60, "square 60, P 60x60"));
+      PetscCall(CheckProductType(type, alg, 50, 13, "A 50x50, P 50x13"));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "product type %s: ok\n", MatProductTypes[type]));
+  }
+  PetscFunctionReturn(0);
+}
+
+// Mixed operands: an AIJ A with a MAIJ P (PCHMG's subspace coarsening, DMDA with dof > 1). With our
+// name the product must equal the one without (and the one with P converted to AIJ), or stop with
+// a clean error when set in code.
+PetscErrorCode TestMixedMAIJ(void)
+{
+  Mat            A, P, Pm, Paij, C1, C2, C3, C = NULL;
+  PetscBool      same;
+  PetscErrorCode code = 0;
+  const char    *alg = g_petsc_names ? "rap" : MATPRODUCTALGORITHMCLUSTER;
+
+  PetscFunctionBeginUser;
+  PetscCall(RandomAIJ(100, 100, 5, 81, {}, -1, &A));
+  PetscCall(RandomAIJ(50, 13, 2, 82, {}, -1, &P));
+  PetscCall(MatCreateMAIJ(P, 2, &Pm)); // 100 x 26
+  PetscCall(MatConvert(Pm, MATSEQAIJ, MAT_INITIAL_MATRIX, &Paij));
+  PetscCall(MatPtAP(A, Pm, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C1));
+  PetscCall(PetscOptionsSetValue(NULL, "-matptap_via", alg));
+  PetscCall(MatPtAP(A, Pm, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C2));
+  PetscCall(MatScale(A, 0.5));
+  PetscCall(MatPtAP(A, Pm, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C2));
+  PetscCall(MatPtAP(A, Paij, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C3));
+  PetscCall(PetscOptionsClearValue(NULL, "-matptap_via"));
+  PetscCall(MatScale(C1, 0.5));
+  PetscCall(SameProduct(C1, C2, 1e-12, &same));
+  CHECK_OR_FAIL(same, "AIJ A, MAIJ P: MatPtAP with -matptap_via %s differs from without", alg);
+  PetscCall(SameProduct(C1, C3, 1e-12, &same));
+  CHECK_OR_FAIL(same, "AIJ A, MAIJ P converted to AIJ: MatPtAP with -matptap_via %s differs", alg);
+  PetscCall(MatDestroy(&C3));
+  PetscCall(MatDestroy(&C2));
+  // Our name set in code on the mixed pair.
+  PetscCall(Quietly([&]() { return CreateProduct(MATPRODUCT_PtAP, {A, Pm, NULL}, alg, NULL, PETSC_TRUE, PETSC_TRUE, &C); }, &code));
+  if (!code) {
+    PetscCall(SameProduct(C1, C, 1e-12, &same));
+    CHECK_OR_FAIL(same, "AIJ A, MAIJ P: MatProductSetAlgorithm(%s) gives a wrong result", alg);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "aij x maij PtAP with %s set in code: %s\n", alg, code ? "error" : "same result"));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&C1));
+  PetscCall(MatDestroy(&Paij));
+  PetscCall(MatDestroy(&Pm));
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatDestroy(&A));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "mixed aij x maij: ok\n"));
+  PetscFunctionReturn(0);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -405,6 +785,9 @@ int main(int argc, char **argv)
   PetscCall(TestThreads());
   PetscCall(TestErrorsLeaveOperandsUntouched());
   PetscCall(TestUnhandled());
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-petsc_names", &g_petsc_names, NULL));
+  PetscCall(TestProductTypes());
+  PetscCall(TestMixedMAIJ());
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "all plugin API checks passed\n"));
   PetscCall(PetscFinalize());
   return 0;

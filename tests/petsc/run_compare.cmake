@@ -3,7 +3,7 @@
 # to the stock program, after an optional line filter.
 #
 #   cmake -DEXE=prog -DARGS="a|b|c" [-DEXPECTED=file.out | -DREF_ARGS="a|b"] [-DFILTER_OUT=regex]
-#         [-DREQUIRE_REGEX=regex] [-DWORKDIR=dir] -P run_compare.cmake
+#         [-DREQUIRE_REGEX=regex] [-DLOG_LESS=EvA<EvB] [-DWORKDIR=dir] -P run_compare.cmake
 #
 # REF_ARGS: instead of a file, the expected output is that of a run of the same program with these
 # arguments (PETSc's own algorithms): used where the installed output file was made on another
@@ -12,6 +12,9 @@
 # of unfreed memory).
 # REQUIRE_REGEX (optional): the combined stdout+stderr must match it (e.g. an -info line showing
 # that the plugin, not PETSc, ran the product).
+# LOG_LESS (optional): "EventA<EventB[,EventC<EventD...]": in the -log_view table of the output,
+# both events must appear and EventA must have run fewer times than EventB (e.g. symbolic fewer
+# times than numeric when MAT_REUSE_MATRIX reuses the structure).
 # FILTER_OUT drops every output line matching the regex (PETSc's "filter: grep -v ..." in a TEST
 # block). Comparison ignores trailing white space on each line and trailing empty lines.
 cmake_minimum_required(VERSION 3.18)
@@ -62,6 +65,28 @@ if(DEFINED REQUIRE_REGEX AND NOT "${REQUIRE_REGEX}" STREQUAL "")
     message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
     message(FATAL_ERROR "FAILED: output does not match /${REQUIRE_REGEX}/")
   endif()
+endif()
+
+if(DEFINED LOG_LESS AND NOT "${LOG_LESS}" STREQUAL "")
+  string(REPLACE "," ";" _pairs "${LOG_LESS}")
+  foreach(_pair IN LISTS _pairs)
+    string(REPLACE "<" ";" _ev "${_pair}")
+    list(GET _ev 0 _ev_a)
+    list(GET _ev 1 _ev_b)
+    foreach(_e IN ITEMS a b)
+      # -log_view rows: name at the start of the line, then the count.
+      if(NOT "\n${out}" MATCHES "\n${_ev_${_e}} +([0-9]+) ")
+        message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
+        message(FATAL_ERROR "FAILED: event ${_ev_${_e}} is not in the -log_view output")
+      endif()
+      set(_n_${_e} ${CMAKE_MATCH_1})
+    endforeach()
+    if(NOT _n_a LESS _n_b)
+      message("---- stdout ----\n${out}")
+      message(FATAL_ERROR "FAILED: ${_ev_a} ran ${_n_a} times, ${_ev_b} ${_n_b} times; expected fewer ${_ev_a}")
+    endif()
+    message("log: ${_ev_a} ${_n_a} < ${_ev_b} ${_n_b}")
+  endforeach()
 endif()
 
 set(_have_expected FALSE)
