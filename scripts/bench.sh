@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Sets up (packages + build) and runs the main job: C = A*A on an embedded generated problem with
-# PETSc's algorithms, SuiteSparse:GraphBLAS and ours, checked against PETSc's default.
-# Extra arguments go to the benchmark (e.g. -gen s27 -n 40, -f matrix.mtx, -suite, -json out.json).
+# Sets up (packages + build) and runs the main job: algebraic multigrid set-up (PCGAMG, and PCHMG with
+# hypre's BoomerAMG coarsening) on generated 3D Poisson and elasticity problems, with PETSc's default
+# sparse products, with ours, and with PETSc's -matptap_via hypre; iterations and residuals are checked
+# against the default run (-check). Extra arguments go to the example (e.g. -n 60, -problem elasticity,
+# -algs cluster,rowwise, -reps 3, -json out.json; -help lists all).
+# The SpGEMM benchmark itself: build/examples/spgemm_bench (see README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-exec build/examples/spgemm_bench "$@"
+exec build/examples/amg_setup -check "$@"
