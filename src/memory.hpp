@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 #if defined(__linux__)
   #include <sys/mman.h>
 #endif
@@ -28,6 +29,19 @@ inline void advise_huge_pages(void *p, std::size_t bytes)
 #else
   (void)p, (void)bytes;
 #endif
+}
+
+// Resizes a large output vector, asking for huge pages first: reserve() gets the final block and
+// the zero-fill of resize() then faults it in huge pages. Only for vectors that grow from empty
+// (a vector that already holds the capacity keeps its pages).
+template <class T>
+void resize_large(std::vector<T> &v, std::size_t n)
+{
+  if (v.capacity() < n) {
+    v.reserve(n);
+    advise_huge_pages(v.data(), n * sizeof(T));
+  }
+  v.resize(n);
 }
 
 template <class T>

@@ -159,6 +159,39 @@ struct ChunkOutput {
 
 // With WithValues, the symbolic phase also forms the product's values (fused symbolic+numeric):
 // a one-shot product then needs no separate numeric pass (see SpgemmPlan::symbolic).
+// acc[slot*s + l] += A(row l, k) * B(k, j) for every stored B(k, j) of the cluster's columns k.
+// W > 0 fixes s == W at compile time; W == 0 reads s from the unit.
+template <int W, class I, class V, class Map>
+void accumulate_cluster(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, const Map &map, V *acc)
+{
+  const I s = W > 0 ? I(W) : u.s;
+  const I *const __restrict bptr = B.rowptr;
+  const I *const __restrict bcol = B.colidx;
+  for (I t = 0; t < u.n; ++t) {
+    const I k = u.cols[t];
+    const V *const __restrict a = u.values + static_cast<std::size_t>(t) * s;
+    for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
+      const V b = b_values[q];
+      V *const __restrict dst = acc + static_cast<std::size_t>(map.find(bcol[q])) * s;
+      for (I l = 0; l < s; ++l) dst[l] += a[l] * b;
+    }
+  }
+}
+
+// The same for any s: common cluster sizes get a compile-time width, so the s-wide update vectorises.
+template <class I, class V, class Map>
+void accumulate_cluster_any(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, const Map &map, V *acc)
+{
+  switch (u.s) {
+  case 2: accumulate_cluster<2>(u, B, b_values, map, acc); break;
+  case 3: accumulate_cluster<3>(u, B, b_values, map, acc); break;
+  case 4: accumulate_cluster<4>(u, B, b_values, map, acc); break;
+  case 6: accumulate_cluster<6>(u, B, b_values, map, acc); break;
+  case 8: accumulate_cluster<8>(u, B, b_values, map, acc); break;
+  default: accumulate_cluster<0>(u, B, b_values, map, acc);
+  }
+}
+
 template <bool RowWise, bool WithValues, class I, class V, class Map>
 void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, const V *b_values, Map &map,
                    Workspace<I, V> &ws, ChunkOutput<I, V> &out, I *row_count, Count *row_start)
@@ -216,17 +249,17 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
     out.size += end - begin;
     return;
   }
+  // Pattern first (slots, and which rows reach each column), then the values by the numeric
+  // phase's accumulation loop: two tight loops run faster than one that branches on every
+  // product between a first store and an add, with a run-time cluster width.
   const I s = u.s;
   ws.slot_col.clear();
   ws.slot_mask.clear();
-  if (WithValues && static_cast<Count>(ws.acc.size()) < work * s) ws.acc.resize(work * s);
-  V *const __restrict acc = ws.acc.data();
   constexpr bool kDense = std::is_same_v<Map, DenseColumnMap<I>>;
   I lo = B.ncols, hi = -1; // window of the cluster's columns, for ordering by scan
   for (I t = 0; t < u.n; ++t) {
     const I k = u.cols[t];
     const RowMask m = u.masks[t];
-    const V *const a = u.values + static_cast<std::size_t>(t) * s;
     for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
       bool inserted;
       const I slot = map.insert(bcol[q], inserted);
@@ -238,16 +271,15 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
           lo = std::min(lo, bcol[q]);
           hi = std::max(hi, bcol[q]);
         }
-        if (WithValues)
-          for (I l = 0; l < s; ++l) acc[static_cast<std::size_t>(slot) * s + l] = a[l] * b_values[q];
-      } else {
-        ws.slot_mask[slot] |= m;
-        if (WithValues)
-          for (I l = 0; l < s; ++l) acc[static_cast<std::size_t>(slot) * s + l] += a[l] * b_values[q];
-      }
+      } else ws.slot_mask[slot] |= m;
     }
   }
   const std::size_t nslots = ws.slot_col.size();
+  if (WithValues) {
+    ws.acc.assign(nslots * static_cast<std::size_t>(s), V(0));
+    accumulate_cluster_any(u, B, b_values, map, ws.acc.data());
+  }
+  const V *const __restrict acc = ws.acc.data();
   ws.sorted.resize(nslots); // (column, slot), sorted by column
   bool ordered = false;
   if constexpr (kDense) { // as in the row-wise body: scan the window's bitmap, or sort and unmark
@@ -292,25 +324,6 @@ inline void for_each_product(const Unit<I, V> &u, const CsrView<I, V> &B, const 
   }
 }
 
-// acc[slot*s + l] += A(row l, k) * B(k, j) for every stored B(k, j) of the cluster's columns k.
-// W > 0 fixes s == W at compile time; W == 0 reads s from the unit.
-template <int W, class I, class V, class Map>
-void accumulate_cluster(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, const Map &map, V *acc)
-{
-  const I s = W > 0 ? I(W) : u.s;
-  const I *const __restrict bptr = B.rowptr;
-  const I *const __restrict bcol = B.colidx;
-  for (I t = 0; t < u.n; ++t) {
-    const I k = u.cols[t];
-    const V *const __restrict a = u.values + static_cast<std::size_t>(t) * s;
-    for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
-      const V b = b_values[q];
-      V *const __restrict dst = acc + static_cast<std::size_t>(map.find(bcol[q])) * s;
-      for (I l = 0; l < s; ++l) dst[l] += a[l] * b;
-    }
-  }
-}
-
 template <bool RowWise, class I, class V, class Map>
 void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, const V *b_values, const CsrView<I, V> &C,
                   V *c_values, Map &map, Workspace<I, V> &ws)
@@ -349,14 +362,7 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
       for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) ws.entry_slot.push_back(map.insert(C.colidx[p], inserted));
     ws.acc.assign(static_cast<std::size_t>(map.size()) * s, V(0));
     V *acc = ws.acc.data();
-    switch (s) { // common cluster sizes get a compile-time width, so the s-wide update vectorises
-    case 2: accumulate_cluster<2>(u, B, b_values, map, acc); break;
-    case 3: accumulate_cluster<3>(u, B, b_values, map, acc); break;
-    case 4: accumulate_cluster<4>(u, B, b_values, map, acc); break;
-    case 6: accumulate_cluster<6>(u, B, b_values, map, acc); break;
-    case 8: accumulate_cluster<8>(u, B, b_values, map, acc); break;
-    default: accumulate_cluster<0>(u, B, b_values, map, acc);
-    }
+    accumulate_cluster_any(u, B, b_values, map, acc);
     std::size_t e = 0;
     for (I l = 0; l < s; ++l)
       for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) c_values[p] = acc[static_cast<std::size_t>(ws.entry_slot[e++]) * s + l];
@@ -560,15 +566,8 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   c_rowptr.resize(static_cast<std::size_t>(A.nrows) + 1);
   c_rowptr[0] = 0;
   for (I i = 0; i < A.nrows; ++i) c_rowptr[i + 1] = c_rowptr[i] + row_count[i];
-  // reserve + advise before resize: the zero-fill then faults in huge pages (src/memory.hpp).
-  c_colidx.reserve(nnz);
-  advise_huge_pages(c_colidx.data(), static_cast<std::size_t>(nnz) * sizeof(I));
-  c_colidx.resize(nnz);
-  if (fused) {
-    c_values->reserve(nnz);
-    advise_huge_pages(c_values->data(), static_cast<std::size_t>(nnz) * sizeof(V));
-    c_values->resize(nnz);
-  }
+  resize_large(c_colidx, static_cast<std::size_t>(nnz));
+  if (fused) resize_large(*c_values, static_cast<std::size_t>(nnz));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
   for (int ch = 0; ch < nchunks; ++ch) {
     for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
