@@ -1,6 +1,7 @@
 static const char help[] =
-  "spgemm_bench: times C = A*A (A*A^T if A is not square) with PETSc's SeqAIJ algorithms, SuiteSparse:GraphBLAS GrB_mxm and\n"
-  "petsc-cluster's algorithms, in one run, and checks every result against PETSc's default.\n"
+  "spgemm_bench: times C = A*A (A*A^T if A is not square), or C = P^T A P with PCGAMG's prolongator P (-product ptap),\n"
+  "with PETSc's SeqAIJ algorithms, SuiteSparse:GraphBLAS GrB_mxm (A*A only) and petsc-cluster's algorithms, in one run,\n"
+  "and checks every result against PETSc's default.\n"
   "\n"
   "The matrix (one of; default: -gen p7 -n 60):\n"
   "  -f <file>              PETSc binary (MatLoad) or Matrix Market (.mtx, petsc-cluster's reader)\n"
@@ -17,17 +18,28 @@ static const char help[] =
   "  -suite_scale <s>       multiply the suite's row counts by s (e.g. 0.05 for CI; default 1)\n"
   "What is run and how:\n"
   "  -algs <a,b,...>        algorithms (default: all): PETSc's sorted,scalable,scalable_fast,heap,btheap,\n"
-  "                         llcondensed,rowmerge,hypre; graphblas; ours rowwise,cluster,cluster_fixed,\n"
-  "                         cluster_variable,cluster_hierarchical\n"
+  "                         llcondensed,rowmerge,hypre (-product ptap: scalable,rap,hypre); graphblas (ab only);\n"
+  "                         ours rowwise,cluster,cluster_fixed,cluster_variable,cluster_hierarchical\n"
   "  -reps <N>              best of N for one-shot and for reuse (default 3)\n"
-  "  -api <matproduct|matmatmult>  matproduct (default): MatProductCreate, SetType(AB), SetAlgorithm,\n"
+  "  -api <matproduct|matmatmult|matptap>  matproduct (default): MatProductCreate, SetType(AB), SetAlgorithm,\n"
   "                         SetFromOptions, Symbolic, Numeric; reuse = Numeric. matmatmult: MatMatMult(\n"
   "                         MAT_INITIAL_MATRIX) with -matmatmult_via set to each algorithm; reuse =\n"
-  "                         MatMatMult(MAT_REUSE_MATRIX); no separate symbolic figure\n"
+  "                         MatMatMult(MAT_REUSE_MATRIX); no separate symbolic figure (matptap: -product ptap)\n"
   "  -graphblas_threads <t1,t2,...>  GraphBLAS thread counts, one row each (default: omp_get_max_threads())\n"
   "  -check_tol <tol>       max |C - C_ref| / max |C_ref| allowed (default 1e-12)\n"
   "  -json <file>           also write the figures as JSON\n"
-  "Do not pass -mat_product_algorithm (or, with -api matmatmult, -matmatmult_via): the program sets them.\n"
+  "C = P^T A P with PCGAMG's prolongator (-product ptap):\n"
+  "  -product <ab|ptap>     ab (default): C = A*A as above. ptap: A as above (square), then an untimed PCGAMG\n"
+  "                         set-up on A with PETSc's own product algorithms gives P = the finest level's\n"
+  "                         interpolation (PCMGGetInterpolation, copied); C = P^T A P is timed with PETSc's\n"
+  "                         scalable (its default), rap, hypre and ours. e27: block size 3 and the 6 rigid\n"
+  "                         body modes of its grid as near-null space; other inputs: PCGAMG's default\n"
+  "                         (constant). PCGAMG options apply to the set-up (-pc_gamg_agg_nsmooths, default 1,\n"
+  "                         -pc_gamg_threshold, -pc_gamg_aggressive_coarsening, ...). No GraphBLAS, no GF/s:\n"
+  "                         times and ratios against PETSc's fastest PtAP and its default; -api matmatmult\n"
+  "                         (or matptap) times MatPtAP(MAT_INITIAL_MATRIX / MAT_REUSE_MATRIX) with -matptap_via\n"
+  "Do not pass -mat_product_algorithm (or, with -api matmatmult, -matmatmult_via or -matptap_via): the program\n"
+  "sets them.\n"
   "Exit code: nonzero if any result fails its check or any algorithm raises an error.\n";
 
 /*
@@ -45,12 +57,16 @@ static const char help[] =
   - GraphBLAS = GrB_Matrix_new + GrB_mxm(PLUS_TIMES_FP64) + GrB_Matrix_wait + GxB_Matrix_unpack_CSR
                 (sorted CSR arrays in the caller's hands); importing A is not timed. GraphBLAS has
                 no symbolic/numeric split, so it has no symbolic or reuse figure.
+  - -product ptap: the same with MatProductCreate(A,P,...) + SetType(PtAP) (or MatPtAP() with
+                -matptap_via), P fixed; reuse follows a change of A's values only. P is PCGAMG's
+                prolongator for A, made by an untimed PCGAMG set-up with PETSc's own products.
   Every PETSc and petsc-cluster algorithm goes through the same routine, TimeMatProduct(); every
   result (after the first numeric, after reuse, and after a reuse with A's values doubled) is
-  compared with PETSc's "default" result: same row pointers and column indices, values within
-  -check_tol relative to max |C_ref|.
+  compared with PETSc's "default" result (sorted for AB, scalable for PtAP): same row pointers and
+  column indices, values within -check_tol relative to max |C_ref|.
 */
 #include <petscmat.h>
+#include <petscpc.h>
 #include <petsctime.h>
 #include <petscviewer.h>
 #include <petsccluster.h>
@@ -89,6 +105,8 @@ const std::vector<std::string> kPetscAlgs = {"sorted", "scalable", "scalable_fas
 const std::vector<std::string> kOurAlgs = {MATPRODUCTALGORITHMROWWISE, MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTERFIXED,
                                            MATPRODUCTALGORITHMCLUSTERVARIABLE, MATPRODUCTALGORITHMCLUSTERHIERARCHICAL};
 const char *const kPetscDefault = "sorted"; /* what "default" resolves to for SeqAIJ C=A*B in PETSc 3.18 */
+const std::vector<std::string> kPetscPtAPAlgs = {"scalable", "rap", "hypre"};
+const char *const kPetscPtAPDefault = "scalable"; /* "default" for SeqAIJ C=P^T*A*P in PETSc 3.18 */
 
 int MaxThreads()
 {
@@ -112,6 +130,25 @@ struct Problem {
   PetscInt    gen_seed = 1;
 };
 
+/* Coordinates of the rows' grid nodes (x, y, z per node, in A's numbering, shuffle included) for
+   e27, whose near-null space (rigid body modes) needs them; empty for every other input. */
+std::vector<PetscScalar> NodeCoordinates(const Problem &p)
+{
+  std::vector<PetscScalar> xyz;
+  if (p.gen != "e27" || !p.file.empty()) return xyz;
+  const PetscInt nodes = p.n * p.n * p.n;
+  std::vector<PetscInt> perm; /* perm[old node] = new node, as permute_symmetric draws it */
+  if (p.shuffle >= 0) perm = pcluster::random_permutation<PetscInt>(nodes, static_cast<std::uint64_t>(p.shuffle));
+  xyz.resize(3 * static_cast<std::size_t>(nodes));
+  for (PetscInt node = 0; node < nodes; ++node) { /* the generator's numbering: x fastest */
+    const std::size_t k = 3 * static_cast<std::size_t>(perm.empty() ? node : perm[node]);
+    xyz[k]              = node % p.n;
+    xyz[k + 1]          = (node / p.n) % p.n;
+    xyz[k + 2]          = node / (p.n * p.n);
+  }
+  return xyz;
+}
+
 Csr Generate(const Problem &p)
 {
   const std::uint64_t seed = static_cast<std::uint64_t>(p.gen_seed);
@@ -123,11 +160,12 @@ Csr Generate(const Problem &p)
   throw std::invalid_argument("unknown generator '" + p.gen + "' (valid: p7 s27 e27 rmat rgg)");
 }
 
-PetscErrorCode MatFromCsr(const Csr &M, Mat *A)
+PetscErrorCode MatFromCsr(const Csr &M, PetscInt bs, Mat *A)
 {
   PetscFunctionBegin;
   PetscCall(MatCreate(PETSC_COMM_SELF, A));
   PetscCall(MatSetSizes(*A, M.nrows, M.ncols, M.nrows, M.ncols));
+  PetscCall(MatSetBlockSize(*A, bs));
   PetscCall(MatSetType(*A, MATSEQAIJ));
   PetscCall(MatSeqAIJSetPreallocationCSR(*A, M.rowptr.data(), M.colidx.data(), M.values.data()));
   PetscFunctionReturn(0);
@@ -160,8 +198,8 @@ bool EndsWith(const std::string &s, const std::string &suffix)
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-/* Builds A (MATSEQAIJ) and its CSR copy (used for flops and the GraphBLAS import). */
-PetscErrorCode BuildProblem(const Problem &p, Mat *A, Csr *M)
+/* Builds A (MATSEQAIJ, row block size bs) and its CSR copy (used for flops and the GraphBLAS import). */
+PetscErrorCode BuildProblem(const Problem &p, PetscInt bs, Mat *A, Csr *M)
 {
   PetscFunctionBegin;
   if (!p.file.empty() && !EndsWith(p.file, ".mtx")) {
@@ -188,7 +226,8 @@ PetscErrorCode BuildProblem(const Problem &p, Mat *A, Csr *M)
                "-shuffle_block_size %" PetscInt_FMT " does not divide the size %" PetscInt_FMT, p.shuffle_bs, M->nrows);
     PetscCallCXX(*M = pcluster::permute_symmetric(M->view(), static_cast<std::uint64_t>(p.shuffle), static_cast<int>(p.shuffle_bs)));
   }
-  PetscCall(MatFromCsr(*M, A));
+  PetscCheck(M->nrows % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: block size %" PetscInt_FMT " does not divide the %" PetscInt_FMT " rows", p.name.c_str(), bs, M->nrows);
+  PetscCall(MatFromCsr(*M, bs, A));
   PetscFunctionReturn(0);
 }
 
@@ -347,20 +386,41 @@ PetscErrorCode ReferenceFromMat(Mat C, Reference *ref)
 /* Timing                                                                                      */
 
 struct Settings {
-  bool             matmatmult = false; /* -api matmatmult: time MatMatMult() instead of MatProductCreate & co. */
+  bool             matmatmult = false; /* -api matmatmult: time MatMatMult() (MatPtAP() for ptap) instead of MatProductCreate & co. */
+  bool             ptap       = false; /* -product ptap: C = P^T*A*P, B is P */
   PetscInt         reps = 3;
   PetscReal        tol  = 1e-12;
   std::vector<int> graphblas_threads;
 };
 
-/* One product C = A*B with algorithm `alg`, exactly as a user writes it. */
-PetscErrorCode CreateProduct(Mat A, Mat B, const char *alg, Mat *C)
+const char *DefaultAlg(const Settings &s)
+{
+  return s.ptap ? kPetscPtAPDefault : kPetscDefault;
+}
+
+/* The option that selects the algorithm of MatMatMult() / MatPtAP() */
+const char *ViaOption(const Settings &s)
+{
+  return s.ptap ? "-matptap_via" : "-matmatmult_via";
+}
+
+/* One product C = A*B (C = B^T*A*B for ptap) with algorithm `alg`, exactly as a user writes it. */
+PetscErrorCode CreateProduct(Mat A, Mat B, const char *alg, const Settings &s, Mat *C)
 {
   PetscFunctionBegin;
   PetscCall(MatProductCreate(A, B, NULL, C));
-  PetscCall(MatProductSetType(*C, MATPRODUCT_AB));
+  PetscCall(MatProductSetType(*C, s.ptap ? MATPRODUCT_PtAP : MATPRODUCT_AB));
   PetscCall(MatProductSetAlgorithm(*C, alg));
   PetscCall(MatProductSetFromOptions(*C));
+  PetscFunctionReturn(0);
+}
+
+/* MatMatMult(A,B) or MatPtAP(A,B), as PETSc's one-call API */
+PetscErrorCode OneCallProduct(Mat A, Mat B, MatReuse reuse, const Settings &s, Mat *C)
+{
+  PetscFunctionBegin;
+  if (s.ptap) PetscCall(MatPtAP(A, B, reuse, PETSC_DEFAULT, C));
+  else PetscCall(MatMatMult(A, B, reuse, PETSC_DEFAULT, C));
   PetscFunctionReturn(0);
 }
 
@@ -371,21 +431,21 @@ PetscErrorCode TimeMatProduct(Mat A, Mat B, const char *alg, const Settings &s, 
   PetscLogDouble t0, t1, t2, t3;
 
   PetscFunctionBegin;
-  if (s.matmatmult) { /* MatMatMult() reads its algorithm from the options database */
-    if (std::string(alg) == "default") PetscCall(PetscOptionsClearValue(NULL, "-matmatmult_via"));
-    else PetscCall(PetscOptionsSetValue(NULL, "-matmatmult_via", alg));
+  if (s.matmatmult) { /* MatMatMult() and MatPtAP() read their algorithm from the options database */
+    if (std::string(alg) == "default") PetscCall(PetscOptionsClearValue(NULL, ViaOption(s)));
+    else PetscCall(PetscOptionsSetValue(NULL, ViaOption(s), alg));
   }
   for (PetscInt r = 0; r < s.reps; ++r) {
     PetscCall(MatDestroy(C));
     if (s.matmatmult) {
       PetscCall(PetscTime(&t0));
-      PetscCall(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, C));
+      PetscCall(OneCallProduct(A, B, MAT_INITIAL_MATRIX, s, C));
       PetscCall(PetscTime(&t3));
       f->oneshot = std::min(f->oneshot, t3 - t0); /* no separate symbolic figure */
       continue;
     }
     PetscCall(PetscTime(&t0));
-    PetscCall(CreateProduct(A, B, alg, C));
+    PetscCall(CreateProduct(A, B, alg, s, C));
     PetscCall(PetscTime(&t1));
     PetscCall(MatProductSymbolic(*C));
     PetscCall(PetscTime(&t2));
@@ -402,22 +462,22 @@ PetscErrorCode TimeMatProduct(Mat A, Mat B, const char *alg, const Settings &s, 
     PetscCall(MatSeqAIJGetArray(A, &a));
     PetscCall(MatSeqAIJRestoreArray(A, &a));
     PetscCall(PetscTime(&t0));
-    if (s.matmatmult) PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, C));
+    if (s.matmatmult) PetscCall(OneCallProduct(A, B, MAT_REUSE_MATRIX, s, C));
     else PetscCall(MatProductNumeric(*C));
     PetscCall(PetscTime(&t1));
     f->reuse = std::min(f->reuse, t1 - t0);
   }
   if (ref) {
     PetscCall(CompareMat(*C, *ref, 1.0, s.tol, "reuse", f));
-    /* Reuse after A's values change (doubled: C becomes exactly 4 C_ref if B is A, else 2 C_ref),
-       then restore A. */
+    /* Reuse after A's values change (doubled: C becomes exactly 4 C_ref if B is A, else 2 C_ref;
+       P^T (2A) P = 2 C_ref), then restore A. */
     PetscCall(MatScale(A, 2.0));
     PetscErrorCode ierr = MatProductNumeric(*C);
     PetscCall(MatScale(A, 0.5)); /* restored even if the numeric phase failed */
     PetscCall(ierr);
     PetscCall(CompareMat(*C, *ref, A == B ? 4.0 : 2.0, s.tol, "reuse with new values", f));
   }
-  if (s.matmatmult) PetscCall(PetscOptionsClearValue(NULL, "-matmatmult_via"));
+  if (s.matmatmult) PetscCall(PetscOptionsClearValue(NULL, ViaOption(s)));
   f->ran = true;
   PetscFunctionReturn(0);
 }
@@ -497,13 +557,23 @@ double Ratio(double a, double b)
   return std::isfinite(a) && std::isfinite(b) && b > 0 ? a / b : kInf;
 }
 
+/* How P was made (-product ptap) */
+struct Prolongator {
+  PetscInt       levels = 0, rows = 0, cols = 0, rbs = 1, cbs = 1, nsmooths = 1;
+  PetscInt64     nnz          = 0;
+  PetscLogDouble setup_s      = 0;
+  std::string    near_null;
+};
+
 struct Summary {
   std::string          name;
-  std::string          product = "A*A"; /* "A*A^T" for a rectangular A */
+  std::string          product = "A*A"; /* "A*A^T" for a rectangular A, "P^T*A*P" for ptap */
+  std::string          default_name = kPetscDefault;
   PetscInt             rows = 0;
-  PetscInt64           nnz = 0, flops = 0, nnz_c = 0;
+  PetscInt64           nnz = 0, flops = -1, nnz_c = 0; /* flops: -1 for ptap (not reported) */
+  Prolongator          P;
   std::vector<Figures> figs;
-  double               best_builtin = kInf, best_builtin_reuse = kInf, dflt = kInf;
+  double               best_builtin = kInf, best_builtin_reuse = kInf, dflt = kInf, dflt_reuse = kInf;
   std::string          best_builtin_name;
 };
 
@@ -516,7 +586,10 @@ void Summarise(Summary *S)
       S->best_builtin_name = f.name;
     }
     S->best_builtin_reuse = std::min(S->best_builtin_reuse, f.reuse);
-    if (f.name == kPetscDefault) S->dflt = f.oneshot;
+    if (f.name == S->default_name) {
+      S->dflt       = f.oneshot;
+      S->dflt_reuse = f.reuse;
+    }
   }
 }
 
@@ -528,8 +601,39 @@ std::string Fmt(const char *fmt, double v)
   return buf;
 }
 
+/* -product ptap: no GF/s; ratios of one-shot and reuse against PETSc's fastest and its default */
+void PrintTablePtAP(const Summary &S, const Settings &s)
+{
+  std::printf("\nMatrix %s, C = P^T*A*P: A %" PetscInt_FMT " rows, nnz(A) %" PetscInt64_FMT "; P %" PetscInt_FMT " x %" PetscInt_FMT ", nnz(P) %" PetscInt64_FMT
+              "; nnz(C) %" PetscInt64_FMT ", OpenMP threads %d, best of %" PetscInt_FMT "\n",
+              S.name.c_str(), S.rows, S.nnz, S.P.rows, S.P.cols, S.P.nnz, S.nnz_c, MaxThreads(), s.reps);
+  std::printf("%-22s %10s %10s %10s %12s %7s %7s %7s %7s  %s\n", "algorithm", "one-shot", "symbolic", "reuse", "nnz(C)", "x best", "x dflt", "x best", "x dflt",
+              "check (max rel. error)");
+  std::printf("%-22s %10s %10s %10s %12s %7s %7s %7s %7s\n", "", "[s]", "[s]", "[s]", "", "1-shot", "1-shot", "reuse", "reuse");
+  for (const Figures &f : S.figs) {
+    std::string label = f.name;
+    if (f.name == S.default_name) label += " (default)";
+    if (!f.ran || !f.error.empty()) {
+      std::printf("%-22s %10s %10s %10s %12s %7s %7s %7s %7s  ERROR: %s\n", label.c_str(), "-", "-", "-", "-", "-", "-", "-", "-",
+                  f.error.empty() ? "did not run" : f.error.c_str());
+      continue;
+    }
+    std::string check = f.check.empty() ? "ok (" + Fmt("%.1e", f.rel_err) + ")" : "FAIL: " + f.check;
+    if (f.extra_zeros) check += " +" + std::to_string(f.extra_zeros) + " explicit zeros";
+    std::printf("%-22s %10s %10s %10s %12" PetscInt64_FMT " %7s %7s %7s %7s  %s\n", label.c_str(), Fmt("%.4g", f.oneshot).c_str(), Fmt("%.4g", f.symbolic).c_str(),
+                Fmt("%.4g", f.reuse).c_str(), f.nnz_c, Fmt("%.2f", Ratio(S.best_builtin, f.oneshot)).c_str(), Fmt("%.2f", Ratio(S.dflt, f.oneshot)).c_str(),
+                Fmt("%.2f", Ratio(S.best_builtin_reuse, f.reuse)).c_str(), Fmt("%.2f", Ratio(S.dflt_reuse, f.reuse)).c_str(), check.c_str());
+  }
+  std::printf("x best = (PETSc's fastest built-in: %s one-shot; fastest reuse of any built-in) / this; x dflt = (PETSc default = %s) / this; > 1 is faster.\n",
+              S.best_builtin_name.empty() ? "none" : S.best_builtin_name.c_str(), S.default_name.c_str());
+}
+
 void PrintTable(const Summary &S, const Settings &s)
 {
+  if (s.ptap) {
+    PrintTablePtAP(S, s);
+    return;
+  }
   std::printf("\nMatrix %s, C = %s: %" PetscInt_FMT " rows, nnz(A) %" PetscInt64_FMT ", flops (multiply-adds) %" PetscInt64_FMT ", nnz(C) %" PetscInt64_FMT
               ", OpenMP threads %d, best of %" PetscInt_FMT "\n",
               S.name.c_str(), S.product.c_str(), S.rows, S.nnz, S.flops, S.nnz_c, MaxThreads(), s.reps);
@@ -580,38 +684,52 @@ std::string JsonString(const std::string &s)
 
 void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s)
 {
+  const char *api = !s.matmatmult ? "matproduct" : s.ptap ? "matptap" : "matmatmult";
   std::fprintf(fp, "{\n  \"program\": \"spgemm_bench\",\n  \"threads\": %d,\n  \"reps\": %" PetscInt_FMT ",\n  \"check_tol\": %s,\n", MaxThreads(), s.reps,
                JsonNumber(s.tol).c_str());
-  std::fprintf(fp, "  \"api\": %s,\n", JsonString(s.matmatmult ? "matmatmult" : "matproduct").c_str());
-  std::fprintf(fp, "  \"timed\": %s,\n",
-               JsonString(std::string(s.matmatmult ? "one-shot = MatMatMult(MAT_INITIAL_MATRIX) with -matmatmult_via ALG on a fresh C; "
-                                                     "reuse = MatMatMult(MAT_REUSE_MATRIX) after A is marked modified; "
-                                                   : "one-shot = MatProductCreate..SetFromOptions + Symbolic + first Numeric on a fresh C; "
-                                                     "symbolic = MatProductSymbolic; reuse = MatProductNumeric after A is marked modified; ") +
-                          "best of reps each; graphblas = GrB_Matrix_new + GrB_mxm + GrB_wait + GxB_Matrix_unpack_CSR (import of A not "
-                          "timed); flops = multiply-adds")
-                 .c_str());
+  std::fprintf(fp, "  \"product_type\": %s,\n", JsonString(s.ptap ? "ptap" : "ab").c_str());
+  std::fprintf(fp, "  \"api\": %s,\n", JsonString(api).c_str());
+  std::string timed;
+  if (s.ptap)
+    timed = s.matmatmult ? "one-shot = MatPtAP(MAT_INITIAL_MATRIX) with -matptap_via ALG on a fresh C; reuse = MatPtAP(MAT_REUSE_MATRIX) after A is marked modified; "
+                         : "one-shot = MatProductCreate(A,P)..SetType(PtAP)..SetFromOptions + Symbolic + first Numeric on a fresh C; "
+                           "symbolic = MatProductSymbolic; reuse = MatProductNumeric after A is marked modified; ";
+  else
+    timed = s.matmatmult ? "one-shot = MatMatMult(MAT_INITIAL_MATRIX) with -matmatmult_via ALG on a fresh C; reuse = MatMatMult(MAT_REUSE_MATRIX) after A is marked modified; "
+                         : "one-shot = MatProductCreate..SetFromOptions + Symbolic + first Numeric on a fresh C; "
+                           "symbolic = MatProductSymbolic; reuse = MatProductNumeric after A is marked modified; ";
+  timed += s.ptap ? "best of reps each; P = PCGAMG's finest interpolation, made untimed with PETSc's own products; no flops"
+                  : "best of reps each; graphblas = GrB_Matrix_new + GrB_mxm + GrB_wait + GxB_Matrix_unpack_CSR (import of A not timed); flops = multiply-adds";
+  std::fprintf(fp, "  \"timed\": %s,\n", JsonString(timed).c_str());
   std::fprintf(fp, "  \"matrices\": [\n");
   for (std::size_t m = 0; m < all.size(); ++m) {
-    const Summary &S = all[m];
+    const Summary    &S     = all[m];
+    const std::string flops = S.flops >= 0 ? std::to_string(static_cast<long long>(S.flops)) : "null";
+    std::fprintf(fp, "    {\"name\": %s, \"product\": %s, \"rows\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT ", \"flops\": %s, \"nnz_c\": %" PetscInt64_FMT ", \"threads\": %d,\n",
+                 JsonString(S.name).c_str(), JsonString(S.product).c_str(), S.rows, S.nnz, flops.c_str(), S.nnz_c, MaxThreads());
+    if (s.ptap)
+      std::fprintf(fp,
+                   "     \"prolongator\": {\"made_by\": \"PCGAMG\", \"levels\": %" PetscInt_FMT ", \"rows\": %" PetscInt_FMT ", \"cols\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT
+                   ", \"row_block_size\": %" PetscInt_FMT ", \"col_block_size\": %" PetscInt_FMT ", \"agg_nsmooths\": %" PetscInt_FMT ", \"near_null_space\": %s, \"setup_s\": %s},\n",
+                   S.P.levels, S.P.rows, S.P.cols, S.P.nnz, S.P.rbs, S.P.cbs, S.P.nsmooths, JsonString(S.P.near_null).c_str(), JsonNumber(S.P.setup_s).c_str());
     std::fprintf(fp,
-                 "    {\"name\": %s, \"product\": %s, \"rows\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT ", \"flops\": %" PetscInt64_FMT ", \"nnz_c\": %" PetscInt64_FMT
-                 ", \"threads\": %d,\n",
-                 JsonString(S.name).c_str(), JsonString(S.product).c_str(), S.rows, S.nnz, S.flops, S.nnz_c, MaxThreads());
-    std::fprintf(fp, "     \"best_builtin\": %s, \"best_builtin_oneshot_s\": %s, \"default\": %s, \"default_oneshot_s\": %s,\n     \"algorithms\": [\n",
-                 JsonString(S.best_builtin_name).c_str(), JsonNumber(S.best_builtin).c_str(), JsonString(kPetscDefault).c_str(), JsonNumber(S.dflt).c_str());
+                 "     \"best_builtin\": %s, \"best_builtin_oneshot_s\": %s, \"best_builtin_reuse_s\": %s, \"default\": %s, \"default_oneshot_s\": %s, \"default_reuse_s\": %s,\n"
+                 "     \"algorithms\": [\n",
+                 JsonString(S.best_builtin_name).c_str(), JsonNumber(S.best_builtin).c_str(), JsonNumber(S.best_builtin_reuse).c_str(), JsonString(S.default_name).c_str(),
+                 JsonNumber(S.dflt).c_str(), JsonNumber(S.dflt_reuse).c_str());
     for (std::size_t a = 0; a < S.figs.size(); ++a) {
       const Figures &f  = S.figs[a];
-      const double   gf = 1e-9 * static_cast<double>(S.flops);
+      const double   gf = S.flops >= 0 ? 1e-9 * static_cast<double>(S.flops) : kInf; /* inf: written as null */
       std::fprintf(fp,
                    "       {\"name\": %s, \"kind\": %s, \"status\": %s, \"error\": %s, \"check\": %s, \"oneshot_s\": %s, \"symbolic_s\": %s, \"reuse_s\": %s, "
                    "\"gflops_oneshot\": %s, \"gflops_reuse\": %s, \"nnz_c\": %" PetscInt64_FMT ", \"rel_err\": %s, \"speedup_vs_best_builtin\": %s, "
-                   "\"speedup_vs_default\": %s, \"reuse_speedup_vs_best_builtin\": %s, \"extra_explicit_zeros\": %" PetscInt64_FMT "}%s\n",
+                   "\"speedup_vs_default\": %s, \"reuse_speedup_vs_best_builtin\": %s, \"reuse_speedup_vs_default\": %s, \"extra_explicit_zeros\": %" PetscInt64_FMT "}%s\n",
                    JsonString(f.name).c_str(), JsonString(f.kind).c_str(), JsonString(!f.ran || !f.error.empty() ? "error" : f.check.empty() ? "ok" : "FAIL").c_str(),
                    JsonString(f.error).c_str(), JsonString(f.check).c_str(), JsonNumber(f.oneshot).c_str(), JsonNumber(f.symbolic).c_str(),
                    JsonNumber(f.reuse).c_str(), JsonNumber(Ratio(gf, f.oneshot)).c_str(), JsonNumber(Ratio(gf, f.reuse)).c_str(), f.nnz_c,
                    JsonNumber(f.ran ? f.rel_err : kInf).c_str(), JsonNumber(Ratio(S.best_builtin, f.oneshot)).c_str(),
-                   JsonNumber(Ratio(S.dflt, f.oneshot)).c_str(), JsonNumber(Ratio(S.best_builtin_reuse, f.reuse)).c_str(), f.extra_zeros, a + 1 < S.figs.size() ? "," : "");
+                   JsonNumber(Ratio(S.dflt, f.oneshot)).c_str(), JsonNumber(Ratio(S.best_builtin_reuse, f.reuse)).c_str(), JsonNumber(Ratio(S.dflt_reuse, f.reuse)).c_str(),
+                   f.extra_zeros, a + 1 < S.figs.size() ? "," : "");
     }
     std::fprintf(fp, "     ]}%s\n", m + 1 < all.size() ? "," : "");
   }
@@ -639,6 +757,65 @@ std::string ErrorText(PetscErrorCode ierr)
   return std::string("PETSc error ") + std::to_string(ierr) + ": " + (specific && specific[0] ? specific : text ? text : "");
 }
 
+/* The prolongator PCGAMG builds for A: an untimed PCGAMG set-up on A (PCGAMG's options apply;
+   smoothed aggregation with 1 smoothing step unless -pc_gamg_agg_nsmooths says otherwise), then a
+   copy of the finest level's interpolation, so that P outlives the PC. xyz: node coordinates for
+   rigid body modes (block size 3), or empty for PCGAMG's default near-null space (constant per
+   block). */
+PetscErrorCode GamgProlongator(Mat A, std::vector<PetscScalar> &xyz, Mat *P, Prolongator *info)
+{
+  PC             pc;
+  Mat            Pl;
+  MatNullSpace   nsp = NULL;
+  PetscInt       bs;
+  PetscBool      set;
+  PetscLogDouble t0, t1;
+  MatInfo        minfo;
+
+  PetscFunctionBegin;
+  /* The set-up must use PETSc's own product algorithms: PCGAMG's MatPtAP/MatMatMult calls read only
+     these global options, which -api matmatmult sets for the algorithm being timed. */
+  for (const char *via : {"-matptap_via", "-matmatmult_via", "-matmatmatmult_via"}) PetscCall(PetscOptionsClearValue(NULL, via));
+  PetscCall(MatGetBlockSize(A, &bs));
+  if (!xyz.empty()) {
+    Vec coords;
+    PetscInt m;
+    PetscCall(MatGetLocalSize(A, &m, NULL));
+    PetscCheck(bs == 3 && static_cast<PetscInt>(xyz.size()) == m, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "coordinates do not match A's nodes");
+    PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 3, static_cast<PetscInt>(xyz.size()), xyz.data(), &coords));
+    PetscCall(MatNullSpaceCreateRigidBody(coords, &nsp));
+    PetscCall(VecDestroy(&coords));
+    PetscCall(MatSetNearNullSpace(A, nsp));
+    info->near_null = "6 rigid body modes from the grid coordinates (MatNullSpaceCreateRigidBody)";
+  } else info->near_null = bs > 1 ? "PCGAMG default: constant per component of each " + std::to_string(static_cast<long long>(bs)) + "-row block (no coordinates)"
+                                  : "PCGAMG default: constant";
+  PetscCall(PCCreate(PETSC_COMM_SELF, &pc));
+  PetscCall(PCSetOperators(pc, A, A));
+  PetscCall(PCSetType(pc, PCGAMG));
+  PetscCall(PCGAMGSetNSmooths(pc, 1)); /* PCGAMG's default, stated: smoothed aggregation */
+  PetscCall(PCSetFromOptions(pc));
+  PetscCall(PetscTime(&t0));
+  PetscCall(PCSetUp(pc));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PCMGGetLevels(pc, &info->levels));
+  PetscCheck(info->levels >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCGAMG made %" PetscInt_FMT " level(s) for this matrix: no prolongator (matrix too small?)", info->levels);
+  PetscCall(PCMGGetInterpolation(pc, info->levels - 1, &Pl));
+  PetscCall(MatDuplicate(Pl, MAT_COPY_VALUES, P));
+  PetscCall(PCDestroy(&pc));
+  if (nsp) {
+    PetscCall(MatSetNearNullSpace(A, NULL));
+    PetscCall(MatNullSpaceDestroy(&nsp));
+  }
+  info->nsmooths = 1;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-pc_gamg_agg_nsmooths", &info->nsmooths, &set));
+  info->setup_s = t1 - t0;
+  PetscCall(MatGetSize(*P, &info->rows, &info->cols));
+  PetscCall(MatGetBlockSizes(*P, &info->rbs, &info->cbs));
+  PetscCall(MatGetInfo(*P, MAT_LOCAL, &minfo));
+  info->nnz = static_cast<PetscInt64>(minfo.nz_used);
+  PetscFunctionReturn(0);
+}
+
 /* Runs every selected algorithm on one problem. Algorithm errors are recorded, not fatal. */
 PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs, const Settings &s, Summary *S)
 {
@@ -649,19 +826,34 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
-  PetscCall(BuildProblem(p, &A, &M));
+  /* PCGAMG takes its block size from A: e27's 3 unknowns per node (the AB runs keep block size 1) */
+  PetscCall(BuildProblem(p, s.ptap && p.gen == "e27" && p.file.empty() ? 3 : 1, &A, &M));
   PetscCall(PetscTime(&t1));
   S->name  = p.name;
   S->rows  = M.nrows;
   S->nnz   = static_cast<PetscInt64>(M.colidx.size());
-  if (M.nrows == M.ncols) B = A; /* C = A*A */
-  else {                        /* C = A*A^T, with A^T formed explicitly (not timed) */
-    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &B));
-    PetscCall(CsrFromMat(B, &MB));
-    S->product = "A*A^T";
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n[%s] built in %.2f s\n", p.name.c_str(), t1 - t0));
+  if (s.ptap) { /* C = P^T*A*P with PCGAMG's P for A */
+    std::vector<PetscScalar> xyz = NodeCoordinates(p);
+    PetscCheck(M.nrows == M.ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-product ptap: %s is %" PetscInt_FMT " x %" PetscInt_FMT ", not square", p.name.c_str(), M.nrows, M.ncols);
+    PetscCall(GamgProlongator(A, xyz, &B, &S->P));
+    S->product      = "P^T*A*P";
+    S->default_name = DefaultAlg(s);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                          "[%s] P: PCGAMG (smoothed aggregation, -pc_gamg_agg_nsmooths %" PetscInt_FMT ") set up on A in %.2f s (untimed, PETSc's own products), %" PetscInt_FMT
+                          " levels; P = the finest level's interpolation (copied), %" PetscInt_FMT " x %" PetscInt_FMT ", nnz %" PetscInt64_FMT
+                          ", block sizes %" PetscInt_FMT " x %" PetscInt_FMT "; near-null space: %s\n",
+                          p.name.c_str(), S->P.nsmooths, S->P.setup_s, S->P.levels, S->P.rows, S->P.cols, S->P.nnz, S->P.rbs, S->P.cbs, S->P.near_null.c_str()));
+  } else {
+    if (M.nrows == M.ncols) B = A; /* C = A*A */
+    else {                        /* C = A*A^T, with A^T formed explicitly (not timed) */
+      PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &B));
+      PetscCall(CsrFromMat(B, &MB));
+      S->product = "A*A^T";
+    }
+    S->flops = Flops(M, B == A ? M : MB);
   }
-  S->flops = Flops(M, B == A ? M : MB);
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n[%s] built in %.2f s; computing the reference with PETSc's default (untimed, also the warm-up)\n", p.name.c_str(), t1 - t0));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%s] computing the reference with PETSc's default (%s; untimed, also the warm-up)\n", p.name.c_str(), S->default_name.c_str()));
   {
     Figures  warm;
     Settings once = s;
@@ -695,11 +887,13 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
     }
     Figures f;
     f.name = alg;
-    f.kind = std::find(kPetscAlgs.begin(), kPetscAlgs.end(), alg) != kPetscAlgs.end() ? "petsc" : "petsc-cluster";
+    const std::vector<std::string> &builtin = s.ptap ? kPetscPtAPAlgs : kPetscAlgs;
+    f.kind = std::find(builtin.begin(), builtin.end(), alg) != builtin.end() ? "petsc" : "petsc-cluster";
     PetscCall(PetscLogStagePush(StageFor(alg)));
     PetscErrorCode ierr = TimeMatProduct(A, B, alg.c_str(), s, &ref, &f, &C);
     PetscCall(PetscLogStagePop());
     if (ierr) f.error = ErrorText(ierr);
+    if (s.matmatmult) PetscCall(PetscOptionsClearValue(NULL, ViaOption(s))); /* also after an error */
     PetscCall(MatDestroy(&C));
     S->figs.push_back(f);
   }
@@ -745,10 +939,18 @@ int main(int argc, char **argv)
   if (!set) nalgs = 0;
   PetscCall(PetscOptionsInt("-reps", "Best of this many runs", "", s.reps, &s.reps, NULL));
   {
-    const char *apis[] = {"matproduct", "matmatmult"};
+    const char *products[] = {"ab", "ptap"};
+    PetscInt    product    = 0;
+    PetscCall(PetscOptionsEList("-product", "C = A*A, or C = P^T*A*P with PCGAMG's prolongator P", "", products, 2, products[0], &product, NULL));
+    s.ptap = product == 1;
+  }
+  {
+    const char *apis[] = {"matproduct", "matmatmult", "matptap"};
     PetscInt    api    = 0;
-    PetscCall(PetscOptionsEList("-api", "How products are formed: MatProductCreate/Symbolic/Numeric or MatMatMult", "", apis, 2, apis[0], &api, NULL));
-    s.matmatmult = api == 1;
+    PetscCall(PetscOptionsEList("-api", "How products are formed: MatProductCreate/Symbolic/Numeric, or MatMatMult (MatPtAP for -product ptap)", "", apis, 3,
+                                apis[0], &api, NULL));
+    PetscCheck(api != 2 || s.ptap, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-api matptap needs -product ptap (for C = A*A: -api matmatmult)");
+    s.matmatmult = api != 0;
   }
   PetscCall(PetscOptionsIntArray("-graphblas_threads", "GraphBLAS thread counts (one row each)", "", gbt, &ngbt, &set));
   if (!set) ngbt = 0;
@@ -765,8 +967,8 @@ int main(int argc, char **argv)
   if (s.graphblas_threads.empty()) s.graphblas_threads.push_back(MaxThreads());
 
   {
-    std::vector<std::string> valid = kPetscAlgs;
-    valid.push_back("graphblas");
+    std::vector<std::string> valid = s.ptap ? kPetscPtAPAlgs : kPetscAlgs;
+    if (!s.ptap) valid.push_back("graphblas"); /* GrB_mxm is A*B only */
     valid.insert(valid.end(), kOurAlgs.begin(), kOurAlgs.end());
     std::string valid_list;
     for (const std::string &v : valid) valid_list += " " + v;
@@ -774,7 +976,7 @@ int main(int argc, char **argv)
       const std::string a = alglist[i];
       PetscCall(PetscFree(alglist[i]));
       PetscCheck(std::find(valid.begin(), valid.end(), a) != valid.end(), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
-                 "-algs: unknown algorithm '%s'; valid:%s", a.c_str(), valid_list.c_str());
+                 "-algs: unknown algorithm '%s' for -product %s; valid:%s", a.c_str(), s.ptap ? "ptap" : "ab", valid_list.c_str());
       algs.push_back(a);
     }
     if (algs.empty()) algs = valid;
@@ -802,15 +1004,28 @@ int main(int argc, char **argv)
     PetscCheck(info == GrB_SUCCESS, PETSC_COMM_WORLD, PETSC_ERR_LIB, "GrB_init failed: %d", (int)info);
   }
 #endif
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "spgemm_bench: C = A*A (A*A^T, A^T formed untimed, if A is not square); OpenMP threads (omp_get_max_threads) %d (PETSc's own algorithms are sequential); best of %" PetscInt_FMT "\n"
-                        "timed: %s\n"
-                        "       graphblas = GrB_Matrix_new + GrB_mxm(PLUS_TIMES_FP64) + GrB_wait + GxB_Matrix_unpack_CSR (sorted CSR), A's import untimed.\n"
-                        "check: pattern identical to and values within %.1e (relative to max|C|) of PETSc's default, after one-shot, reuse, and reuse with A doubled.\n",
-                        MaxThreads(), s.reps,
-                        s.matmatmult ? "one-shot = MatMatMult(MAT_INITIAL_MATRIX) with -matmatmult_via ALG on a fresh C; reuse = MatMatMult(MAT_REUSE_MATRIX) after A is marked modified;"
-                                     : "one-shot = MatProductCreate/SetType/SetAlgorithm/SetFromOptions + Symbolic + first Numeric on a fresh C; symbolic = MatProductSymbolic; reuse = MatProductNumeric after A is marked modified;",
-                        (double)s.tol));
+  if (s.ptap) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "spgemm_bench: C = P^T*A*P, P = PCGAMG's prolongator for A (finest level, made untimed with PETSc's own products); OpenMP threads "
+                          "(omp_get_max_threads) %d (PETSc's own algorithms are sequential); best of %" PetscInt_FMT "\n"
+                          "timed: %s\n"
+                          "check: pattern identical to and values within %.1e (relative to max|C|) of PETSc's default (scalable), after one-shot, reuse, and reuse with A doubled.\n",
+                          MaxThreads(), s.reps,
+                          s.matmatmult ? "one-shot = MatPtAP(MAT_INITIAL_MATRIX) with -matptap_via ALG on a fresh C; reuse = MatPtAP(MAT_REUSE_MATRIX) after A is marked modified;"
+                                       : "one-shot = MatProductCreate(A,P)/SetType(PtAP)/SetAlgorithm/SetFromOptions + Symbolic + first Numeric on a fresh C; symbolic = "
+                                         "MatProductSymbolic; reuse = MatProductNumeric after A is marked modified;",
+                          (double)s.tol));
+  } else {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "spgemm_bench: C = A*A (A*A^T, A^T formed untimed, if A is not square); OpenMP threads (omp_get_max_threads) %d (PETSc's own algorithms are sequential); best of %" PetscInt_FMT "\n"
+                          "timed: %s\n"
+                          "       graphblas = GrB_Matrix_new + GrB_mxm(PLUS_TIMES_FP64) + GrB_wait + GxB_Matrix_unpack_CSR (sorted CSR), A's import untimed.\n"
+                          "check: pattern identical to and values within %.1e (relative to max|C|) of PETSc's default, after one-shot, reuse, and reuse with A doubled.\n",
+                          MaxThreads(), s.reps,
+                          s.matmatmult ? "one-shot = MatMatMult(MAT_INITIAL_MATRIX) with -matmatmult_via ALG on a fresh C; reuse = MatMatMult(MAT_REUSE_MATRIX) after A is marked modified;"
+                                       : "one-shot = MatProductCreate/SetType/SetAlgorithm/SetFromOptions + Symbolic + first Numeric on a fresh C; symbolic = MatProductSymbolic; reuse = MatProductNumeric after A is marked modified;",
+                          (double)s.tol));
+  }
 
   std::vector<Summary> all;
   bool                 any_bad = false;

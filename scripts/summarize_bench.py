@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Summarises spgemm_bench JSON: per matrix, PETSc's fastest built-in one-shot and reuse, and each of
 our algorithms' ratio to it (> 1 is faster), with geometric means over the matrices.
+A PtAP run (spgemm_bench -product ptap) gets four tables, one-shot and reuse of each of ours against
+PETSc's fastest built-in (scalable, rap, hypre; reuse: the fastest reuse of any of them) and against
+PETSc's default `scalable`.
 Usage: scripts/summarize_bench.py run.json [more.json ...]"""
 import json
 import math
@@ -14,10 +17,7 @@ def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
-for path in sys.argv[1:]:
-    run = json.load(open(path))
-    print(f"# {path}: threads {run.get('threads')}, best of {run.get('reps')}, api {run.get('api')}")
-    ours = [a for a in OURS if any(x["name"] == a for m in run["matrices"] for x in m["algorithms"])]
+def summarize_ab(run, ours):
     head = f"{'matrix':<26}{'PETSc best 1-shot':>22}{'best reuse':>18}" + "".join(f"{a:>22}" for a in ours)
     print(head)
     ratios = {a: ([], []) for a in ours}
@@ -38,4 +38,53 @@ for path in sys.argv[1:]:
             row += f"{r1:>11.2f}x /{rr:>6.2f}x  "
         print(row)
     print(f"{'geomean (1-shot / reuse)':<66}" + "".join(f"{geomean(ratios[a][0]):>11.2f}x /{geomean(ratios[a][1]):>6.2f}x  " for a in ours))
+
+
+def summarize_ptap(run, ours):
+    # Anchors per matrix: PETSc's fastest one-shot and reuse (any built-in, hypre included) and its default.
+    anchors = []
+    print(f"{'matrix':<26}{'P rows x cols, nnz':>30}{'best 1-shot':>21}{'scalable':>11}{'best reuse':>21}{'scalable':>11}  [s]")
+    for m in run["matrices"]:
+        petsc = [x for x in m["algorithms"] if x["kind"] == "petsc" and x["status"] == "ok"]
+        dflt = next((x for x in petsc if x["name"] == m.get("default", "scalable")), None)
+        best = min(petsc, key=lambda x: x["oneshot_s"]) if petsc else None
+        best_reuse = min(petsc, key=lambda x: x["reuse_s"]) if petsc else None
+        anchors.append((m, best, best_reuse, dflt))
+        p = m.get("prolongator", {})
+        ps = f"{p.get('rows', '?')} x {p.get('cols', '?')}, {p.get('nnz', '?')}"
+        fmt = lambda x, key: f"{x[key]:>11.4g} {x['name']:<9}" if x else f"{'-':>11} {'':<9}"
+        print(f"{m['name']:<26}{ps:>30}{fmt(best, 'oneshot_s')}{dflt['oneshot_s'] if dflt else float('nan'):>11.4g}"
+              f"{fmt(best_reuse, 'reuse_s')}{dflt['reuse_s'] if dflt else float('nan'):>11.4g}")
+    tables = [("one-shot vs PETSc's fastest built-in", "oneshot_s", 1), ("one-shot vs PETSc's default (scalable)", "oneshot_s", 3),
+              ("reuse vs PETSc's fastest built-in reuse", "reuse_s", 2), ("reuse vs PETSc's default (scalable)", "reuse_s", 3)]
+    for title, key, anchor in tables:
+        print(f"\n{title} (> 1: ours faster)")
+        print(f"{'matrix':<26}" + "".join(f"{a:>22}" for a in ours))
+        ratios = {a: [] for a in ours}
+        for entry in anchors:
+            m, ref = entry[0], entry[anchor]
+            algs = {x["name"]: x for x in m["algorithms"]}
+            row = f"{m['name']:<26}"
+            for a in ours:
+                x = algs.get(a)
+                if not ref or not x or x["status"] != "ok":
+                    row += f"{'-' if not x else x['status']:>22}"
+                    continue
+                r = ref[key] / x[key]
+                ratios[a].append(r)
+                row += f"{r:>21.2f}x"
+            print(row)
+        print(f"{'geomean':<26}" + "".join(f"{geomean(ratios[a]):>21.2f}x" if ratios[a] else f"{'-':>22}" for a in ours))
+
+
+for path in sys.argv[1:]:
+    run = json.load(open(path))
+    ptap = run.get("product_type") == "ptap"
+    what = ", C = P^T A P (PCGAMG's prolongator)" if ptap else ""
+    print(f"# {path}{what}: threads {run.get('threads')}, best of {run.get('reps')}, api {run.get('api')}")
+    ours = [a for a in OURS if any(x["name"] == a for m in run["matrices"] for x in m["algorithms"])]
+    if ptap:
+        summarize_ptap(run, ours)
+    else:
+        summarize_ab(run, ours)
     print()
