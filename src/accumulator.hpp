@@ -36,12 +36,15 @@ constexpr Count kDenseDivisor = 16;
 constexpr Count kDenseAlwaysBelowColumns = Count(1) << 22;
 
 // With the dense map, a row's n columns spread over a window of w = max - min + 1 columns are put
-// in order by scanning the window's bitmap words rather than sorting: the scan costs ~w/64 word
-// reads plus n extractions, a sort ~n log2 n compares. Scan while the window has at most
-// kScanWordsPerColumn words per column (banded and mesh matrices: a 27-point stencil squared has
-// n = 125 in a window of ~130 words for a 64^3 grid; a 7-point one n = 25 in ~310 words: sort).
+// in order by scanning the map's two-level bitmap rather than sorting: a summary bit per 64-column
+// word says which words hold marks, so the scan reads ~w/4096 summary words, the ~n words that
+// hold marks, and extracts n bits; a sort costs ~n log2 n compares with unpredictable branches.
+// (A 7-point Laplacian squared has n = 25 in ~400 words: a one-level scan lost to insertion sort,
+// the two-level one reads ~7 + 25 words; measured on its own, the symbolic phase then costs the
+// same, being bound by writing its output.) Sort only when the window is so wide that even its
+// summary words outnumber the columns kScanWordsPerColumn-fold.
 constexpr Count kScanWordsPerColumn = 4;
-inline bool prefer_scan(Count n, Count window) { return window / 64 <= n * kScanWordsPerColumn; }
+inline bool prefer_scan(Count n, Count window) { return window / 4096 <= n * kScanWordsPerColumn; }
 
 // Auto rule: `work` is an upper bound on the distinct columns of the row (its flops, capped at ncols).
 inline bool prefer_dense(Count work, Count ncols)
@@ -56,7 +59,10 @@ class DenseColumnMap {
   // L2); slots and stamps are allocated when insert() is needed.
   void prepare_marks(I ncols)
   {
-    if (bits_.size() < words(ncols)) bits_.assign(words(ncols), 0);
+    if (bits_.size() < words(ncols)) {
+      bits_.assign(words(ncols), 0);
+      summary_.assign((words(ncols) + 63) / 64, 0);
+    }
   }
   void prepare(I ncols)
   {
@@ -91,35 +97,49 @@ class DenseColumnMap {
   // must be cleared before the next row, by take_sorted() or unmark().
   bool mark(I j)
   {
-    std::uint64_t &w = bits_[static_cast<std::size_t>(j) >> 6];
+    const std::size_t wi = static_cast<std::size_t>(j) >> 6;
+    std::uint64_t &w = bits_[wi];
     const std::uint64_t bit = std::uint64_t(1) << (j & 63);
     if (w & bit) return false;
     w |= bit;
+    summary_[wi >> 6] |= std::uint64_t(1) << (wi & 63);
     return true;
   }
   // Writes the marked columns (all within [lo, hi]) in ascending order and clears them: a scan of
-  // the window's words, cheaper than a sort when the columns are dense in it (prefer_scan()).
+  // the window's summary words, and of the bitmap words they flag (see prefer_scan()).
   I *take_sorted(I lo, I hi, I *out)
   {
-    for (std::size_t w = static_cast<std::size_t>(lo) >> 6; w <= static_cast<std::size_t>(hi) >> 6; ++w) {
-      std::uint64_t x = bits_[w];
-      bits_[w] = 0;
-      while (x) {
-        *out++ = static_cast<I>((w << 6) + static_cast<std::size_t>(__builtin_ctzll(x)));
-        x &= x - 1;
+    const std::size_t first = static_cast<std::size_t>(lo) >> 12, last = static_cast<std::size_t>(hi) >> 12;
+    for (std::size_t sw = first; sw <= last; ++sw) {
+      std::uint64_t words_set = summary_[sw];
+      summary_[sw] = 0;
+      while (words_set) {
+        const std::size_t w = (sw << 6) + static_cast<std::size_t>(__builtin_ctzll(words_set));
+        words_set &= words_set - 1;
+        std::uint64_t x = bits_[w];
+        bits_[w] = 0;
+        while (x) {
+          *out++ = static_cast<I>((w << 6) + static_cast<std::size_t>(__builtin_ctzll(x)));
+          x &= x - 1;
+        }
       }
     }
     return out;
   }
   void unmark(const I *first, const I *last)
   {
-    for (; first < last; ++first) bits_[static_cast<std::size_t>(*first) >> 6] = 0;
+    for (; first < last; ++first) {
+      const std::size_t wi = static_cast<std::size_t>(*first) >> 6;
+      bits_[wi] = 0;
+      summary_[wi >> 6] = 0;
+    }
   }
   I size() const { return n_; }
 
  private:
   static std::size_t words(I ncols) { return (static_cast<std::size_t>(ncols) + 63) / 64; }
-  std::vector<std::uint64_t> bits_;
+  std::vector<std::uint64_t> bits_;    // bit j: column j is marked
+  std::vector<std::uint64_t> summary_; // bit w: word w of bits_ is nonzero
   std::vector<I> slot_;
   std::vector<std::uint32_t> stamp_;
   std::uint32_t epoch_ = 0;

@@ -135,11 +135,14 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
   for (std::size_t k = 0; k < ops.size() && k < block_sizes.size(); ++k) bs[k] = block_sizes[k];
 
   const detail::ScopedMaxThreads team(options.num_threads);
+  // Each operand is checked once here; the steps then trust it and the intermediates built from it.
+  const char *const names[] = {"A", type == ProductType::PtAP ? "P" : type == ProductType::RARt ? "R" : "B", "C"};
+  if (options.check_operands)
+    for (std::size_t k = 0; k < ops.size(); ++k) validate(ops[k], names[k]);
   for (const StepSpec &spec : chain_of(type)) {
     typename Impl::Step step{spec, {}, {}};
     const CsrView<I, V> L = im.view(ops, spec.left);
     if (spec.transpose) {
-      if (spec.left < kTemp0) validate(L, "operand"); // the transpose indexes by its columns
       im.temps[spec.out - kTemp0] = transpose(L, &step.source);
       bs[spec.out] = {bs[spec.left].cols, bs[spec.left].rows};
     } else {
@@ -147,6 +150,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
       SpgemmOptions o = options;
       o.row_block_size = bs[spec.left].rows;
       o.include_diagonal = options.include_diagonal && spec.out == kResult; // a property of the result only
+      o.check_operands = false;
       if (spec.out == kResult) {
         step.spgemm = SpgemmPlan<I, V>::symbolic(L, R, o, c_rowptr, c_colidx, c_values);
         im.nnz_result = static_cast<Count>(c_colidx.size());

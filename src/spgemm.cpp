@@ -72,6 +72,9 @@ constexpr int kChunksPerThread = 8;
 // the row-wise kernel runs instead.
 constexpr double kMinMeanClusterSize = 1.5;
 constexpr double kMaxAutoPaddingRatio = 0.10; // explicit zeros / nnz(A)
+// Auto first tries its rule on the leading max(kAutoSampleRows, nrows / kAutoSampleFraction) rows.
+constexpr int kAutoSampleRows = 8192;
+constexpr int kAutoSampleFraction = 32;
 
 double seconds_since(std::chrono::steady_clock::time_point t0)
 {
@@ -157,8 +160,6 @@ struct ChunkOutput {
   Count size = 0;
 };
 
-// With WithValues, the symbolic phase also forms the product's values (fused symbolic+numeric):
-// a one-shot product then needs no separate numeric pass (see SpgemmPlan::symbolic).
 // acc[slot*s + l] += A(row l, k) * B(k, j) for every stored B(k, j) of the cluster's columns k.
 // W > 0 fixes s == W at compile time; W == 0 reads s from the unit.
 template <int W, class I, class V, class Map>
@@ -192,6 +193,8 @@ void accumulate_cluster_any(const Unit<I, V> &u, const CsrView<I, V> &B, const V
   }
 }
 
+// With WithValues, the symbolic phase also forms the product's values (fused symbolic+numeric):
+// a one-shot product then needs no separate numeric pass (see SpgemmPlan::symbolic).
 template <bool RowWise, bool WithValues, class I, class V, class Map>
 void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, const V *b_values, Map &map,
                    Workspace<I, V> &ws, ChunkOutput<I, V> &out, I *row_count, Count *row_start)
@@ -438,8 +441,10 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   if (A.ncols != B.nrows)
     throw std::invalid_argument("C = A*B: dimension mismatch, A is " + std::to_string(A.nrows) + " x " + std::to_string(A.ncols) +
                                 " but B is " + std::to_string(B.nrows) + " x " + std::to_string(B.ncols));
-  validate(A, "A");
-  validate(B, "B");
+  if (opts.check_operands) {
+    validate(A, "A");
+    validate(B, "B");
+  }
   if (opts.kernel == Kernel::Cluster) validate(opts.clustering);
 
   SpgemmPlan plan;
@@ -474,16 +479,29 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
         copts.cluster_size = opts.row_block_size;
       } else scheme = ClusterScheme::Variable;
     }
-    Clustering<I> cl = make_clustering(A, scheme, copts);
     st.scheme = scheme;
-    const double mean = cl.num_clusters() ? double(A.nrows) / cl.num_clusters() : 0.0;
-    if (opts.scheme == ClusterScheme::Auto && mean < kMinMeanClusterSize) im.kernel = Kernel::Rowwise;
-    else im.clustered = ClusterMatrix<I, V>::build(A, std::move(cl));
-    if (opts.scheme == ClusterScheme::Auto && im.clustered &&
-        static_cast<double>(im.clustered->padding()) > kMaxAutoPaddingRatio * static_cast<double>(A.nnz())) {
-      im.clustered.reset();
-      im.kernel = Kernel::Rowwise;
+    // Auto's fallback test: do the clusters average >= kMinMeanClusterSize rows, with padding
+    // <= kMaxAutoPaddingRatio of nnz? Asked first of a leading sample of A's rows, so that a
+    // matrix that will run row-wise anyway (a 7-point stencil, say) does not pay for clustering
+    // all of it and building its CSR_Cluster.
+    auto clusters_pay = [&](const CsrView<I, V> &M, const Clustering<I> &cl, const ClusterMatrix<I, V> *built) {
+      const double mean = cl.num_clusters() ? double(M.nrows) / cl.num_clusters() : 0.0;
+      if (mean < kMinMeanClusterSize) return false;
+      const Count padding = built ? built->padding() : ClusterMatrix<I, V>::build(M, cl).padding();
+      return static_cast<double>(padding) <= kMaxAutoPaddingRatio * static_cast<double>(M.nnz());
+    };
+    const bool is_auto = opts.scheme == ClusterScheme::Auto;
+    const I sample_rows = std::max<I>(kAutoSampleRows, A.nrows / kAutoSampleFraction);
+    bool pays = true;
+    if (is_auto && sample_rows < A.nrows) {
+      const CsrView<I, V> head{sample_rows, A.ncols, A.rowptr, A.colidx, A.values}; // rows [0, sample_rows)
+      pays = clusters_pay(head, make_clustering(head, scheme, copts), nullptr);
     }
+    if (pays) {
+      im.clustered = ClusterMatrix<I, V>::build(A, make_clustering(A, scheme, copts));
+      if (is_auto && !clusters_pay(A, im.clustered->clusters, &*im.clustered)) im.clustered.reset();
+    }
+    if (!im.clustered) im.kernel = Kernel::Rowwise;
     st.seconds_clustering = seconds_since(tc);
   }
   st.kernel = im.kernel;

@@ -42,6 +42,9 @@ struct SpgemmOptions {
   // has none (PETSc's MAT_FORCE_DIAGONAL_ENTRIES). numeric() fills any superset of the product's
   // pattern, so the extra entries cost nothing there.
   bool include_diagonal = false;
+  // Validate A and B (sorted, in-range, unique columns: an O(nnz) pass each) before using them.
+  // ProductPlan turns it off for the matrices it has checked already or built itself.
+  bool check_operands = true;
 };
 
 // What the symbolic phase measured, for -info, views and benchmarks.
