@@ -1,7 +1,6 @@
 // CSR_Cluster construction (see include/pcluster/cluster_matrix.hpp for the layout).
 #include "pcluster/cluster_matrix.hpp"
 
-#include "memory.hpp"
 #include "parallel.hpp"
 
 #include <algorithm>
@@ -70,11 +69,10 @@ ClusterMatrix<I, V> ClusterMatrix<I, V>::build(const CsrView<I, V> &A, Clusterin
   }
   M.col_ptr[nc] = checked_index<I>(ncol_total, "CSR_Cluster union columns");
   M.val_ptr[nc] = nval_total;
-  // Fresh vectors, so resize_large's zero-fill gives the zero masks and padding values.
-  detail::resize_large(M.cols, static_cast<std::size_t>(ncol_total));
-  detail::resize_large(M.masks, static_cast<std::size_t>(ncol_total));
-  detail::resize_large(M.values, static_cast<std::size_t>(nval_total));
-  detail::resize_large(M.scatter, static_cast<std::size_t>(A.nnz()));
+  M.cols.resize(static_cast<std::size_t>(ncol_total));
+  M.masks.assign(static_cast<std::size_t>(ncol_total), 0);
+  M.values.assign(static_cast<std::size_t>(nval_total), V(0)); // padding stays zero
+  M.scatter.resize(static_cast<std::size_t>(A.nnz()));
 
   // Pass 2: union columns, masks, scatter map; values through refresh_values().
 #pragma omp parallel num_threads(detail::threads_for(A.nnz()))

@@ -1,7 +1,6 @@
 // CSR validation and transpose.
 #include "pcluster/csr.hpp"
 
-#include "memory.hpp"
 #include "parallel.hpp"
 
 #include <algorithm>
@@ -52,9 +51,9 @@ CsrMatrix<I, V> transpose(const CsrView<I, V> &A, std::vector<I> *source)
   T.ncols = A.nrows;
   const Count nnz = A.nnz();
   T.rowptr.assign(static_cast<std::size_t>(A.ncols) + 1, 0);
-  detail::resize_large(T.colidx, static_cast<std::size_t>(nnz));
-  if (A.values) detail::resize_large(T.values, static_cast<std::size_t>(nnz));
-  if (source) detail::resize_large(*source, static_cast<std::size_t>(nnz));
+  T.colidx.resize(static_cast<std::size_t>(nnz));
+  if (A.values) T.values.resize(static_cast<std::size_t>(nnz));
+  if (source) source->resize(static_cast<std::size_t>(nnz));
   for (Count p = 0; p < nnz; ++p) ++T.rowptr[A.colidx[p] + 1];
   for (I j = 0; j < A.ncols; ++j) T.rowptr[j + 1] += T.rowptr[j];
   std::vector<I> next(T.rowptr.begin(), T.rowptr.end() - 1);

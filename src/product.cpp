@@ -5,7 +5,6 @@
 // numeric walk the same table, so a type cannot compute its pattern one way and its values another.
 #include "pcluster/product.hpp"
 
-#include "memory.hpp"
 #include "parallel.hpp"
 
 #include <algorithm>
@@ -185,7 +184,7 @@ void ProductPlan<I, V>::numeric(const std::vector<CsrView<I, V>> &ops, const Csr
       CsrMatrix<I, V> &T = im.temps[spec.out - kTemp0];
       const Count nnz = static_cast<Count>(step.source.size());
       if (L.nnz() != nnz) throw std::invalid_argument(std::string(spec.what) + " numeric: the operand's pattern changed since the symbolic phase");
-      detail::resize_large(T.values, static_cast<std::size_t>(nnz));
+      T.values.resize(static_cast<std::size_t>(nnz));
       V *dst = T.values.data();
       const I *src = step.source.data();
       if (L.values) {
@@ -197,7 +196,7 @@ void ProductPlan<I, V>::numeric(const std::vector<CsrView<I, V>> &ops, const Csr
       if (spec.out == kResult) step.spgemm.numeric(L, R, C, c_values);
       else {
         CsrMatrix<I, V> &T = im.temps[spec.out - kTemp0];
-        detail::resize_large(T.values, T.colidx.size());
+        T.values.resize(T.colidx.size());
         step.spgemm.numeric(L, R, T.view(), T.values.data());
       }
     }

@@ -72,9 +72,10 @@ constexpr int kChunksPerThread = 8;
 // the row-wise kernel runs instead.
 constexpr double kMinMeanClusterSize = 1.5;
 constexpr double kMaxAutoPaddingRatio = 0.10; // explicit zeros / nnz(A)
-// Auto first tries its rule on the leading max(kAutoSampleRows, nrows / kAutoSampleFraction) rows.
-constexpr int kAutoSampleRows = 8192;
-constexpr int kAutoSampleFraction = 32;
+// Auto first tries its rule on a leading sample of A's rows with max(kAutoSampleNnz, nnz / 32)
+// entries: clustering costs O(nnz) of Jaccard merges, so the sample is measured in entries.
+constexpr Count kAutoSampleNnz = Count(1) << 16;
+constexpr Count kAutoSampleFraction = 32;
 
 double seconds_since(std::chrono::steady_clock::time_point t0)
 {
@@ -491,7 +492,9 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
       return static_cast<double>(padding) <= kMaxAutoPaddingRatio * static_cast<double>(M.nnz());
     };
     const bool is_auto = opts.scheme == ClusterScheme::Auto;
-    const I sample_rows = std::max<I>(kAutoSampleRows, A.nrows / kAutoSampleFraction);
+    // The sample: the leading rows holding max(kAutoSampleNnz, nnz(A) / kAutoSampleFraction) entries.
+    const Count sample_nnz = std::max<Count>(kAutoSampleNnz, A.nnz() / kAutoSampleFraction);
+    const I sample_rows = static_cast<I>(std::lower_bound(A.rowptr, A.rowptr + A.nrows, sample_nnz) - A.rowptr);
     bool pays = true;
     if (is_auto && sample_rows < A.nrows) {
       const CsrView<I, V> head{sample_rows, A.ncols, A.rowptr, A.colidx, A.values}; // rows [0, sample_rows)
@@ -584,8 +587,8 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   c_rowptr.resize(static_cast<std::size_t>(A.nrows) + 1);
   c_rowptr[0] = 0;
   for (I i = 0; i < A.nrows; ++i) c_rowptr[i + 1] = c_rowptr[i] + row_count[i];
-  resize_large(c_colidx, static_cast<std::size_t>(nnz));
-  if (fused) resize_large(*c_values, static_cast<std::size_t>(nnz));
+  c_colidx.resize(static_cast<std::size_t>(nnz));
+  if (fused) c_values->resize(static_cast<std::size_t>(nnz));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
   for (int ch = 0; ch < nchunks; ++ch) {
     for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {

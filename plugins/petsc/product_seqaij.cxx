@@ -127,10 +127,7 @@ struct MatClusterCsrStorage {
     a_bytes = (n ? n : 1) * sizeof(PetscScalar);
     if (a_bytes >= MATCLUSTER_MMAP_MIN_BYTES) {
       void *p = mmap(nullptr, a_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (p != MAP_FAILED) {
-  #if defined(MADV_HUGEPAGE)
-        (void)madvise(p, a_bytes, MADV_HUGEPAGE); /* fewer first-touch page faults; a hint only */
-  #endif
+      if (p != MAP_FAILED) { /* no MADV_HUGEPAGE: see src/memory.hpp */
         a      = static_cast<PetscScalar *>(p);
         mapped = true;
         return;
