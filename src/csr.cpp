@@ -54,17 +54,44 @@ CsrMatrix<I, V> transpose(const CsrView<I, V> &A, std::vector<I> *source)
   T.colidx.resize(static_cast<std::size_t>(nnz));
   if (A.values) T.values.resize(static_cast<std::size_t>(nnz));
   if (source) source->resize(static_cast<std::size_t>(nnz));
-  for (Count p = 0; p < nnz; ++p) ++T.rowptr[A.colidx[p] + 1];
-  for (I j = 0; j < A.ncols; ++j) T.rowptr[j + 1] += T.rowptr[j];
-  std::vector<I> next(T.rowptr.begin(), T.rowptr.end() - 1);
-  // Rows of A are visited in order, so each row of T receives its columns sorted.
-  for (I i = 0; i < A.nrows; ++i)
-    for (I p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) {
-      const I dst = next[A.colidx[p]]++;
-      T.colidx[dst] = i;
-      if (A.values) T.values[dst] = A.values[p];
-      if (source) (*source)[dst] = p;
+  // Each thread takes a contiguous block of A's rows (about equal nonzeros) and counts its entries
+  // per column; column j of thread t then starts after column j of threads 0..t-1. Rows are visited
+  // in order within a block and blocks in order within a column, so every row of T comes out sorted,
+  // and the result does not depend on the number of threads.
+  const int nt = detail::threads_for(nnz + A.ncols);
+  std::vector<I> block(static_cast<std::size_t>(nt) + 1, A.nrows);
+  block[0] = 0;
+  for (int t = 1; t < nt; ++t)
+    block[t] = static_cast<I>(std::lower_bound(A.rowptr, A.rowptr + A.nrows, nnz / nt * t) - A.rowptr);
+  std::vector<I> next(static_cast<std::size_t>(nt) * A.ncols, 0); // thread t's cursor for column j
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num();
+    I *const cursor = next.data() + static_cast<std::size_t>(t) * A.ncols;
+    for (I p = A.rowptr[block[t]]; p < A.rowptr[block[t + 1]]; ++p) ++cursor[A.colidx[p]];
+#pragma omp barrier
+#pragma omp single
+    {
+      I offset = 0; // column-major prefix over (column, thread)
+      for (I j = 0; j < A.ncols; ++j) {
+        T.rowptr[j] = offset;
+        for (int u = 0; u < nt; ++u) {
+          I &c = next[static_cast<std::size_t>(u) * A.ncols + j];
+          const I count = c;
+          c = offset;
+          offset += count;
+        }
+      }
+      T.rowptr[A.ncols] = offset;
     }
+    for (I i = block[t]; i < block[t + 1]; ++i)
+      for (I p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) {
+        const I dst = cursor[A.colidx[p]]++;
+        T.colidx[dst] = i;
+        if (A.values) T.values[dst] = A.values[p];
+        if (source) (*source)[dst] = p;
+      }
+  }
   return T;
 }
 

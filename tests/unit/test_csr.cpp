@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <omp.h>
+
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -128,4 +130,32 @@ TEST_CASE("checked_index detects overflow of the index type", "[csr][errors]")
   }
   // IndexOverflow is a std::overflow_error (callers may catch the standard type).
   CHECK_THROWS_AS(checked_index<std::int32_t>(Count(1) << 33, "x"), std::overflow_error);
+}
+
+TEST_CASE("transpose is the same for any number of threads, and its source map gathers the values", "[csr][threads]")
+{
+  using I = std::int32_t;
+  // Large enough (> 2^15 entries) for the parallel path; empty rows and columns included.
+  Dense2 D = pctest::random_matrix(600, 500, 0.15, 11);
+  pctest::zero_rows(D, {0, 1, 250, 599});
+  pctest::zero_cols(D, {0, 7, 499});
+  const auto A = pctest::to_csr<I>(D);
+  REQUIRE(A.nnz() > (1 << 15));
+  Dense2 T;
+  T.nrows = D.ncols;
+  T.ncols = D.nrows;
+  for (const auto &e : D.entries) T.entries[{e.first.second, e.first.first}] = e.second;
+  const int saved = omp_get_max_threads();
+  for (int nt : {1, 2, 3, 4}) {
+    INFO("threads " << nt);
+    omp_set_num_threads(nt);
+    std::vector<I> source;
+    const auto At = transpose<I, double>(A.view(), &source);
+    CHECK(pctest::compare_csr<I>(T, At, 0.0) == "");
+    REQUIRE(source.size() == At.colidx.size());
+    bool gathers = true;
+    for (std::size_t q = 0; q < source.size(); ++q) gathers = gathers && At.values[q] == A.values[source[q]];
+    CHECK(gathers);
+  }
+  omp_set_num_threads(saved);
 }
