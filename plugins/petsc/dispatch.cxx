@@ -21,31 +21,6 @@
 static PetscErrorCode (*MatCreate_SeqAIJ_Orig)(Mat)                 = NULL;
 static PetscErrorCode (*MatProductSetFromOptions_SeqAIJ_Orig)(Mat) = NULL;
 
-static const char *const MatClusterAlgorithms[] = {MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTERFIXED, MATPRODUCTALGORITHMCLUSTERVARIABLE, MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, MATPRODUCTALGORITHMROWWISE};
-static const char *const MatClusterAlgorithmList = MATPRODUCTALGORITHMCLUSTER " " MATPRODUCTALGORITHMCLUSTERFIXED " " MATPRODUCTALGORITHMCLUSTERVARIABLE " " MATPRODUCTALGORITHMCLUSTERHIERARCHICAL " " MATPRODUCTALGORITHMROWWISE;
-
-const char *MatClusterAlgorithmList_Private(void)
-{
-  return MatClusterAlgorithmList;
-}
-
-/* Case-insensitive, as PETSc's PetscOptionsEList; canonical (if not NULL) gets our spelling */
-PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char name[], PetscBool *ours, const char **canonical)
-{
-  PetscFunctionBegin;
-  *ours = PETSC_FALSE;
-  if (canonical) *canonical = NULL;
-  if (!name) PetscFunctionReturn(0);
-  for (const char *alg : MatClusterAlgorithms) {
-    PetscCall(PetscStrcasecmp(name, alg, ours));
-    if (*ours) {
-      if (canonical) *canonical = alg;
-      break;
-    }
-  }
-  PetscFunctionReturn(0);
-}
-
 /* The option PETSc's SeqAIJ selector reads for this product (matmatmult.c, 3.18.5) */
 static const char *MatClusterAlgorithmOption(const Mat_Product *product)
 {
@@ -92,7 +67,7 @@ static PetscErrorCode MatProductSetFromOptions_SeqAIJ_Cluster(Mat C)
 
     PetscCheck(MatProductSetFromOptions_SeqAIJ_Orig, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "petsc-cluster: PETSc's SeqAIJ product selector was not captured");
     ierr = (*MatProductSetFromOptions_SeqAIJ_Orig)(C);
-    if (ierr == PETSC_ERR_USER && set) (void)(*PetscErrorPrintf)("petsc-cluster adds these algorithms for -%s%s (seqaij operands): %s\n", prefix, option + 1, MatClusterAlgorithmList);
+    if (ierr == PETSC_ERR_USER && set) (void)(*PetscErrorPrintf)("petsc-cluster adds these algorithms for -%s%s (seqaij operands): %s\n", prefix, option + 1, MatClusterAlgorithmList_Private());
     PetscCall(ierr);
     PetscFunctionReturn(0);
   }
@@ -135,7 +110,7 @@ PetscErrorCode MatClusterDispatchRegister_Private(void)
   if (current == MatCreate_SeqAIJ_Cluster) PetscFunctionReturn(0);
   MatCreate_SeqAIJ_Orig = current;
   PetscCall(MatRegister(MATSEQAIJ, MatCreate_SeqAIJ_Cluster));
-  PetscCall(PetscInfo(NULL, "petsc-cluster: %s constructor wrapped; product algorithms %s\n", MATSEQAIJ, MatClusterAlgorithmList));
+  PetscCall(PetscInfo(NULL, "petsc-cluster: %s constructor wrapped; product algorithms %s\n", MATSEQAIJ, MatClusterAlgorithmList_Private()));
   PetscFunctionReturn(0);
 }
 

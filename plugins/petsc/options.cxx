@@ -1,17 +1,48 @@
 /*
-   The parameters of the plugin's kernels, read under C's options prefix when a product selects one of
-   our algorithms (so -help lists them then), and mapped to pcluster::SpgemmOptions. Defaults are the
-   core's (include/pcluster/spgemm.hpp, clustering.hpp); ranges are checked here so the message names
-   the option.
-
-     algorithm             kernel    scheme
-     rowwise               Rowwise   -
-     cluster               Cluster   Auto (resolved by the core, see src/spgemm.cpp choose_scheme())
-     cluster_fixed         Cluster   Fixed
-     cluster_variable      Cluster   Variable
-     cluster_hierarchical  Cluster   Hierarchical
+   The plugin's algorithm names and the parameters of its kernels: the one table of names (used by
+   the dispatch hook to recognise ours), and the -mat_cluster_* options, read under C's options
+   prefix when a product selects one of our algorithms (so -help lists them then) and mapped to
+   pcluster::SpgemmOptions. Defaults are the core's (include/pcluster/spgemm.hpp, clustering.hpp);
+   ranges are checked here so the message names the option.
 */
 #include "petscclusterimpl.h"
+
+/* Every algorithm name of the plugin: kernel, and clustering scheme for the cluster kernel
+   (Auto is resolved by the core, see src/spgemm.cpp) */
+static const struct {
+  const char             *name;
+  pcluster::Kernel        kernel;
+  pcluster::ClusterScheme scheme;
+} MatClusterAlgorithms[] = {
+  {MATPRODUCTALGORITHMCLUSTER,             pcluster::Kernel::Cluster, pcluster::ClusterScheme::Auto        },
+  {MATPRODUCTALGORITHMCLUSTERFIXED,        pcluster::Kernel::Cluster, pcluster::ClusterScheme::Fixed       },
+  {MATPRODUCTALGORITHMCLUSTERVARIABLE,     pcluster::Kernel::Cluster, pcluster::ClusterScheme::Variable    },
+  {MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, pcluster::Kernel::Cluster, pcluster::ClusterScheme::Hierarchical},
+  {MATPRODUCTALGORITHMROWWISE,             pcluster::Kernel::Rowwise, pcluster::ClusterScheme::Auto        },
+};
+static const char *const MatClusterAlgorithmList = MATPRODUCTALGORITHMCLUSTER " " MATPRODUCTALGORITHMCLUSTERFIXED " " MATPRODUCTALGORITHMCLUSTERVARIABLE " " MATPRODUCTALGORITHMCLUSTERHIERARCHICAL " " MATPRODUCTALGORITHMROWWISE;
+
+const char *MatClusterAlgorithmList_Private(void)
+{
+  return MatClusterAlgorithmList;
+}
+
+/* Case-insensitive, as PETSc's PetscOptionsEList; canonical (if not NULL) gets our spelling */
+PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char name[], PetscBool *ours, const char **canonical)
+{
+  PetscFunctionBegin;
+  *ours = PETSC_FALSE;
+  if (canonical) *canonical = NULL;
+  if (!name) PetscFunctionReturn(0);
+  for (const auto &a : MatClusterAlgorithms) {
+    PetscCall(PetscStrcasecmp(name, a.name, ours));
+    if (*ours) {
+      if (canonical) *canonical = a.name;
+      break;
+    }
+  }
+  PetscFunctionReturn(0);
+}
 
 static const char *const MatClusterAccumulators[] = {"auto", "hash", "dense"};
 
@@ -23,33 +54,21 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   pcluster::SpgemmOptions  o; /* the core's defaults */
   PetscInt                 size, topk, threads, acc = 0, rbs = 1, cbs = 1;
   PetscReal                threshold;
-  PetscBool                flg, accset = PETSC_FALSE;
+  PetscBool                accset = PETSC_FALSE;
   char                     accname[64] = "auto";
 
   PetscFunctionBegin;
-  /* algorithm name -> kernel and clustering scheme */
-  PetscCall(PetscStrcmp(alg, MATPRODUCTALGORITHMROWWISE, &flg));
-  if (flg) o.kernel = pcluster::Kernel::Rowwise;
-  else {
-    const struct {
-      const char             *name;
-      pcluster::ClusterScheme scheme;
-    } schemes[] = {
-      {MATPRODUCTALGORITHMCLUSTER,             pcluster::ClusterScheme::Auto        },
-      {MATPRODUCTALGORITHMCLUSTERFIXED,        pcluster::ClusterScheme::Fixed       },
-      {MATPRODUCTALGORITHMCLUSTERVARIABLE,     pcluster::ClusterScheme::Variable    },
-      {MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, pcluster::ClusterScheme::Hierarchical},
-    };
+  {
     PetscBool found = PETSC_FALSE;
-    for (const auto &s : schemes) {
-      PetscCall(PetscStrcmp(alg, s.name, &found));
+    for (const auto &a : MatClusterAlgorithms) {
+      PetscCall(PetscStrcmp(alg, a.name, &found));
       if (found) {
-        o.kernel = pcluster::Kernel::Cluster;
-        o.scheme = s.scheme;
+        o.kernel = a.kernel;
+        o.scheme = a.scheme;
         break;
       }
     }
-    PetscCheck(found, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "petsc-cluster: unknown algorithm %s; valid: %s", alg, MatClusterAlgorithmList_Private());
+    PetscCheck(found, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "petsc-cluster: unknown algorithm %s; valid: %s", alg, MatClusterAlgorithmList);
   }
 
   size      = o.clustering.cluster_size;

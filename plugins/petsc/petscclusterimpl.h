@@ -3,7 +3,7 @@
 
    register.cxx        package registration, log events, finalize hook
    dispatch.cxx        SeqAIJ constructor wrapper + productsetfromoptions hook (petsc.md §2 (a))
-   options.cxx         -mat_cluster_* options -> pcluster::SpgemmOptions
+   options.cxx         algorithm names; -mat_cluster_* options -> pcluster::SpgemmOptions
    product_seqaij.cxx  AB, AtB, ABt, PtAP, RARt, ABC for MATSEQAIJ: symbolic, numeric, view, destroy
 */
 #pragma once
@@ -28,10 +28,10 @@ PETSC_INTERN PetscErrorCode PetscClusterLogEventAddTime_Private(PetscLogEvent, P
 /* dispatch.cxx */
 PETSC_INTERN PetscErrorCode MatClusterDispatchRegister_Private(void);
 PETSC_INTERN PetscErrorCode MatClusterDispatchReset_Private(void);
-PETSC_INTERN PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char[], PetscBool *, const char **);
-PETSC_INTERN const char    *MatClusterAlgorithmList_Private(void); /* "cluster, cluster_fixed, ..." */
 
-/* options.cxx: reads the -mat_cluster_* options under C's prefix for algorithm alg */
+/* options.cxx: the table of our algorithm names; the -mat_cluster_* options under C's prefix */
+PETSC_INTERN PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char[], PetscBool *, const char **);
+PETSC_INTERN const char    *MatClusterAlgorithmList_Private(void); /* "cluster cluster_fixed ..." */
 PETSC_INTERN PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts);
 
 /* product_seqaij.cxx: every product type of pcluster::ProductPlan on MATSEQAIJ operands */
