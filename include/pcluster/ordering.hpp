@@ -1,0 +1,68 @@
+// Row orderings of a sparse matrix, applied before row-wise or cluster-wise SpGEMM (the seed paper's
+// second result: the order of A's rows changes a product's speed by large factors, and no ordering
+// wins everywhere). Each ordering lives in its own file under src/ordering/ with a header comment
+// citing its paper; this header is the one entry point.
+//
+//   std::vector<int> perm = compute_ordering(OrderingType::Rcm, A, options);
+//   // perm[k] = the original row placed at position k ("new to old"), a bijection of 0..nrows-1
+//
+// What an ordering sees. Graph orderings (rcm, amd, nd, gp, rabbit, degree, slashburn) work on an
+// undirected graph of A's rows, built by row_graph():
+//   - square A:       the pattern of A + A^T without the diagonal (rows i, j adjacent when A(i,j)
+//                     or A(j,i) is stored), the usual symmetrisation for non-symmetric matrices;
+//   - rectangular A:  rows i, j adjacent when they share a column (the pattern of A A^T without the
+//                     diagonal), so rows that touch the same columns of B end up close together.
+// gray orders rows by their own column bit patterns, hp partitions the row-net hypergraph (rows are
+// vertices, columns are nets), random and natural need no structure. Every ordering accepts empty
+// rows, disconnected graphs, a single row and rectangular matrices, and is deterministic for a
+// fixed OrderingOptions::seed.
+#pragma once
+
+#include "pcluster/csr.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pcluster {
+
+enum class OrderingType { Natural, Random, Rcm, Amd, Nd, Gp, Hp, Gray, Rabbit, Degree, SlashBurn };
+
+// Names used by options and messages ("natural", "random", "rcm", "amd", "nd", "gp", "hp", "gray",
+// "rabbit", "degree", "slashburn"); from_string throws std::invalid_argument listing the valid names.
+const char *to_string(OrderingType);
+OrderingType ordering_from_string(const std::string &name);
+const std::vector<OrderingType> &all_orderings();
+
+struct OrderingOptions {
+  std::uint64_t seed = 1;      // random, and the randomised steps of nd, gp, hp (the others break ties by index)
+  int parts = 0;               // gp, hp: number of parts; 0 = one part per kPartRows rows (at least 2)
+  double hub_fraction = 0.005; // slashburn: hubs removed per round, as a fraction of the rows (>= 1 row)
+  int gray_bits = 16;          // gray: columns are folded into this many bits (1..62) for the Gray code
+  double gray_dense_fraction = 0.1; // gray: rows with more than this fraction of the columns form
+                                    // the dense group, ordered by length ahead of the rest (0..1)
+};
+
+// Rows per part when OrderingOptions::parts is 0 (gp, hp): parts of a few hundred rows keep a part's
+// rows of B in cache.
+constexpr int kPartRows = 256;
+
+// A permutation of A's rows, new to old. Throws std::invalid_argument for an invalid option (naming
+// it) and std::runtime_error when a library (METIS, Zoltan, AMD) reports a failure.
+template <class I, class V>
+std::vector<I> compute_ordering(OrderingType type, const CsrView<I, V> &A, const OrderingOptions &options = {});
+
+// The undirected row graph described above, as a symmetric CSR pattern with sorted rows and no
+// diagonal (values empty).
+template <class I, class V>
+CsrMatrix<I, V> row_graph(const CsrView<I, V> &A);
+
+// old_to_new[perm[k]] = k.
+template <class I>
+std::vector<I> inverse_permutation(const std::vector<I> &perm);
+
+// True when perm is a permutation of 0..n-1.
+template <class I>
+bool is_permutation_of(const std::vector<I> &perm, I n);
+
+} // namespace pcluster

@@ -1,0 +1,173 @@
+// The entry point of the row orderings (include/pcluster/ordering.hpp): names, option checks,
+// dispatch to the one file per ordering, and the helpers they share (row_graph, permutations).
+#include "orderings.hpp"
+
+#include "pcluster/spgemm.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace pcluster {
+
+namespace {
+
+struct OrderingName {
+  OrderingType type;
+  const char *name;
+};
+
+// The one table of names, in the order all_orderings() and error messages list them.
+constexpr OrderingName kOrderingNames[] = {
+  {OrderingType::Natural, "natural"}, {OrderingType::Random, "random"}, {OrderingType::Rcm, "rcm"},
+  {OrderingType::Amd, "amd"},         {OrderingType::Nd, "nd"},         {OrderingType::Gp, "gp"},
+  {OrderingType::Hp, "hp"},           {OrderingType::Gray, "gray"},     {OrderingType::Rabbit, "rabbit"},
+  {OrderingType::Degree, "degree"},   {OrderingType::SlashBurn, "slashburn"},
+};
+
+void check_options(const OrderingOptions &o)
+{
+  // Negated comparisons so that NaN fails too.
+  if (!(o.hub_fraction > 0.0 && o.hub_fraction <= 1.0))
+    throw std::invalid_argument("ordering option hub_fraction = " + std::to_string(o.hub_fraction) + " is not in (0, 1]");
+  if (o.gray_bits < 1 || o.gray_bits > 62)
+    throw std::invalid_argument("ordering option gray_bits = " + std::to_string(o.gray_bits) + " is not in 1..62");
+  if (!(o.gray_dense_fraction >= 0.0 && o.gray_dense_fraction <= 1.0))
+    throw std::invalid_argument("ordering option gray_dense_fraction = " + std::to_string(o.gray_dense_fraction) +
+                                " is not in [0, 1]");
+  if (o.parts < 0) throw std::invalid_argument("ordering option parts = " + std::to_string(o.parts) + " is negative");
+}
+
+} // namespace
+
+const char *to_string(OrderingType type)
+{
+  for (const auto &entry : kOrderingNames)
+    if (entry.type == type) return entry.name;
+  return "unknown";
+}
+
+OrderingType ordering_from_string(const std::string &name)
+{
+  for (const auto &entry : kOrderingNames)
+    if (name == entry.name) return entry.type;
+  std::string valid;
+  for (const auto &entry : kOrderingNames) valid += std::string(valid.empty() ? "" : ", ") + entry.name;
+  throw std::invalid_argument("unknown ordering \"" + name + "\"; valid orderings: " + valid);
+}
+
+const std::vector<OrderingType> &all_orderings()
+{
+  static const std::vector<OrderingType> all = [] {
+    std::vector<OrderingType> types;
+    for (const auto &entry : kOrderingNames) types.push_back(entry.type);
+    return types;
+  }();
+  return all;
+}
+
+template <class I, class V>
+std::vector<I> compute_ordering(OrderingType type, const CsrView<I, V> &A, const OrderingOptions &options)
+{
+  check_options(options);
+  validate(A, "compute_ordering: A");
+  std::vector<I> perm;
+  switch (type) {
+  case OrderingType::Natural:
+    perm.resize(static_cast<std::size_t>(A.nrows));
+    for (I i = 0; i < A.nrows; ++i) perm[static_cast<std::size_t>(i)] = i;
+    break;
+  case OrderingType::Random: perm = detail::order_random(A, options); break;
+  case OrderingType::Rcm: perm = detail::order_rcm(A, options); break;
+  case OrderingType::Amd: perm = detail::order_amd(A, options); break;
+  case OrderingType::Nd: perm = detail::order_nd(A, options); break;
+  case OrderingType::Gp: perm = detail::order_gp(A, options); break;
+  case OrderingType::Hp: perm = detail::order_hp(A, options); break;
+  case OrderingType::Gray: perm = detail::order_gray(A, options); break;
+  case OrderingType::Rabbit: perm = detail::order_rabbit(A, options); break;
+  case OrderingType::Degree: perm = detail::order_degree(A, options); break;
+  case OrderingType::SlashBurn: perm = detail::order_slashburn(A, options); break;
+  default: throw std::invalid_argument("compute_ordering: invalid OrderingType " + std::to_string(static_cast<int>(type)));
+  }
+  // O(n), and a wrong permutation would silently scramble every product that uses it (the library
+  // orderings translate between index conventions, where such slips happen).
+  if (!is_permutation_of(perm, A.nrows))
+    throw std::logic_error(std::string("compute_ordering: ordering ") + to_string(type) + " did not return a permutation");
+  return perm;
+}
+
+template <class I, class V>
+CsrMatrix<I, V> row_graph(const CsrView<I, V> &A)
+{
+  validate(A, "row_graph: A");
+  const CsrView<I, V> pattern{A.nrows, A.ncols, A.rowptr, A.colidx, nullptr};
+  const CsrMatrix<I, V> At = transpose(pattern);
+  CsrMatrix<I, V> G;
+  G.nrows = A.nrows;
+  G.ncols = A.nrows;
+  if (A.nrows == A.ncols) {
+    // Row i of A + A^T is the sorted union of row i of A and row i of A^T, diagonal dropped.
+    G.rowptr.assign(static_cast<std::size_t>(A.nrows) + 1, I(0));
+    G.colidx.reserve(static_cast<std::size_t>(2 * A.nnz()));
+    for (I i = 0; i < A.nrows; ++i) {
+      const I *a = A.colidx + A.rowptr[i], *a_end = A.colidx + A.rowptr[i + 1];
+      const I *t = At.colidx.data() + At.rowptr[i], *t_end = At.colidx.data() + At.rowptr[i + 1];
+      while (a != a_end || t != t_end) {
+        I j;
+        if (t == t_end || (a != a_end && *a < *t)) j = *a++;
+        else if (a == a_end || *t < *a) j = *t++;
+        else j = *a++, ++t;
+        if (j != i) G.colidx.push_back(j);
+      }
+      G.rowptr[static_cast<std::size_t>(i) + 1] = checked_index<I>(static_cast<Count>(G.colidx.size()), "nnz(A + A^T)");
+    }
+    return G;
+  }
+  // Rectangular: the pattern of A A^T (rows sharing a column) by our own kernel, diagonal dropped.
+  std::vector<I> rowptr, colidx;
+  SpgemmPlan<I, V>::symbolic(pattern, At.view(), SpgemmOptions{}, rowptr, colidx);
+  G.rowptr.assign(rowptr.size(), I(0));
+  G.colidx.reserve(colidx.size());
+  for (I i = 0; i < A.nrows; ++i) {
+    for (I p = rowptr[i]; p < rowptr[i + 1]; ++p)
+      if (colidx[p] != i) G.colidx.push_back(colidx[p]);
+    G.rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(G.colidx.size());
+  }
+  return G;
+}
+
+template <class I>
+std::vector<I> inverse_permutation(const std::vector<I> &perm)
+{
+  std::vector<I> inverse(perm.size());
+  for (std::size_t k = 0; k < perm.size(); ++k) inverse[static_cast<std::size_t>(perm[k])] = static_cast<I>(k);
+  return inverse;
+}
+
+template <class I>
+bool is_permutation_of(const std::vector<I> &perm, I n)
+{
+  if (n < 0 || perm.size() != static_cast<std::size_t>(n)) return false;
+  std::vector<char> seen(perm.size(), 0);
+  for (const I p : perm) {
+    if (p < 0 || p >= n || seen[static_cast<std::size_t>(p)]) return false;
+    seen[static_cast<std::size_t>(p)] = 1;
+  }
+  return true;
+}
+
+#define PCLUSTER_INSTANTIATE_ORDERING(I, V)                                                                        \
+  template std::vector<I> compute_ordering<I, V>(OrderingType, const CsrView<I, V> &, const OrderingOptions &); \
+  template CsrMatrix<I, V> row_graph<I, V>(const CsrView<I, V> &);
+PCLUSTER_INSTANTIATE_ORDERING(std::int32_t, double)
+PCLUSTER_INSTANTIATE_ORDERING(std::int64_t, double)
+PCLUSTER_INSTANTIATE_ORDERING(std::int32_t, float)
+PCLUSTER_INSTANTIATE_ORDERING(std::int64_t, float)
+#undef PCLUSTER_INSTANTIATE_ORDERING
+template std::vector<std::int32_t> inverse_permutation<std::int32_t>(const std::vector<std::int32_t> &);
+template std::vector<std::int64_t> inverse_permutation<std::int64_t>(const std::vector<std::int64_t> &);
+template bool is_permutation_of<std::int32_t>(const std::vector<std::int32_t> &, std::int32_t);
+template bool is_permutation_of<std::int64_t>(const std::vector<std::int64_t> &, std::int64_t);
+
+} // namespace pcluster
