@@ -82,6 +82,21 @@ double seconds_since(std::chrono::steady_clock::time_point t0)
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// A's pattern with its rows in the given order (row k of the result is row order[k] of A).
+template <class I, class V>
+CsrMatrix<I, V> rows_in_order(const CsrView<I, V> &A, const std::vector<I> &order)
+{
+  CsrMatrix<I, V> R;
+  R.nrows = A.nrows;
+  R.ncols = A.ncols;
+  R.rowptr.resize(static_cast<std::size_t>(A.nrows) + 1);
+  R.rowptr[0] = 0;
+  for (I k = 0; k < A.nrows; ++k) R.rowptr[k + 1] = R.rowptr[k] + A.row_length(order[k]);
+  R.colidx.resize(static_cast<std::size_t>(A.nnz()));
+  for (I k = 0; k < A.nrows; ++k) std::copy(A.colidx + A.rowptr[order[k]], A.colidx + A.rowptr[order[k] + 1], R.colidx.begin() + R.rowptr[k]);
+  return R;
+}
+
 // One unit of work, uniform for rows and clusters.
 template <class I, class V>
 struct Unit {
@@ -99,20 +114,26 @@ struct UnitSource {
   const CsrView<I, V> *A = nullptr;
   const V *a_values = nullptr; // A's values (or ones) for the row-wise case
   const ClusterMatrix<I, V> *M = nullptr;
-  std::vector<I> identity; // row-wise: rows[u] == u, so Unit::rows can point into it
+  std::vector<I> order; // row-wise: unit u is row order[u] (the identity, or SpgemmOptions::reorder's)
 
   // Row-wise: every row of A is a unit of its own, with A's values (or ones) a_values.
-  void use_rows(const V *values)
+  void use_rows(const V *values, const std::vector<I> &row_order)
   {
     M = nullptr;
     a_values = values;
-    identity.resize(A->nrows);
-    std::iota(identity.begin(), identity.end(), I(0));
+    if (!row_order.empty()) order = row_order;
+    else {
+      order.resize(A->nrows);
+      std::iota(order.begin(), order.end(), I(0));
+    }
   }
   I count() const { return M ? M->num_clusters() : A->nrows; }
   Unit<I, V> operator()(I u) const
   {
-    if (!M) return {identity.data() + u, 1, A->colidx + A->rowptr[u], A->row_length(u), nullptr, a_values + A->rowptr[u]};
+    if (!M) {
+      const I i = order[u];
+      return {order.data() + u, 1, A->colidx + A->rowptr[i], A->row_length(i), nullptr, a_values + A->rowptr[i]};
+    }
     const Clustering<I> &cl = M->clusters;
     return {cl.rows.data() + cl.ptr[u], cl.size(u), M->cols.data() + M->col_ptr[u], M->col_ptr[u + 1] - M->col_ptr[u],
             M->masks.data() + M->col_ptr[u], M->values.data() + M->val_ptr[u]};
@@ -406,6 +427,7 @@ struct SpgemmPlan<I, V>::Impl {
   Kernel kernel = Kernel::Rowwise;
   std::optional<ClusterMatrix<I, V>> clustered;
   std::vector<I> chunks; // unit boundaries, balanced by flops
+  std::vector<I> order;  // SpgemmOptions::reorder's row order (new to old); empty: natural
   int threads = 1;
   Count b_nnz = 0;
   std::vector<V> ones_a, ones_b; // pattern operands (values == nullptr) count as ones
@@ -457,6 +479,13 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   im.b_nnz = B.nnz();
   int nt = threads_for(A.nnz());
 
+  // The row order of SpgemmOptions::reorder, computed once here and kept for every numeric phase.
+  if (opts.reorder != OrderingType::Natural) {
+    const auto to = std::chrono::steady_clock::now();
+    im.order = compute_ordering(opts.reorder, A, opts.ordering);
+    st.seconds_ordering = seconds_since(to);
+  }
+
   // Per-row flops (64-bit) and their total.
   std::vector<Count> row_flops(A.nrows);
 #pragma omp parallel for schedule(static) num_threads(nt)
@@ -492,16 +521,26 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
       return static_cast<double>(padding) <= kMaxAutoPaddingRatio * static_cast<double>(M.nnz());
     };
     const bool is_auto = opts.scheme == ClusterScheme::Auto;
+    // With a reordering, clusters are formed along the new order: on a copy of A's pattern with its
+    // rows in that order, whose clusters' row numbers are then mapped back to A's.
+    CsrMatrix<I, V> reordered;
+    if (!im.order.empty()) reordered = rows_in_order(A, im.order);
+    const CsrView<I, V> Ac = im.order.empty() ? A : reordered.view();
+    auto to_rows_of_A = [&](Clustering<I> cl) {
+      if (!im.order.empty())
+        for (I &r : cl.rows) r = im.order[r];
+      return cl;
+    };
     // The sample: the leading rows holding max(kAutoSampleNnz, nnz(A) / kAutoSampleFraction) entries.
     const Count sample_nnz = std::max<Count>(kAutoSampleNnz, A.nnz() / kAutoSampleFraction);
-    const I sample_rows = static_cast<I>(std::lower_bound(A.rowptr, A.rowptr + A.nrows, sample_nnz) - A.rowptr);
+    const I sample_rows = static_cast<I>(std::lower_bound(Ac.rowptr, Ac.rowptr + Ac.nrows, sample_nnz) - Ac.rowptr);
     bool pays = true;
     if (is_auto && sample_rows < A.nrows) {
-      const CsrView<I, V> head{sample_rows, A.ncols, A.rowptr, A.colidx, A.values}; // rows [0, sample_rows)
+      const CsrView<I, V> head{sample_rows, Ac.ncols, Ac.rowptr, Ac.colidx, Ac.values}; // rows [0, sample_rows)
       pays = clusters_pay(head, make_clustering(head, scheme, copts), nullptr);
     }
     if (pays) {
-      im.clustered = ClusterMatrix<I, V>::build(A, make_clustering(A, scheme, copts));
+      im.clustered = ClusterMatrix<I, V>::build(A, to_rows_of_A(make_clustering(Ac, scheme, copts)));
       if (is_auto && !clusters_pay(A, im.clustered->clusters, &*im.clustered)) im.clustered.reset();
     }
     if (!im.clustered) im.kernel = Kernel::Rowwise;
@@ -516,7 +555,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   // Cluster padding times Inf/NaN in B would be NaN (see "Padding"): compute values in numeric().
   const bool values_by_numeric = fused && units.M && !all_finite<I, V>(b_values, B.nnz());
   if (values_by_numeric) fused = false;
-  if (!units.M) units.use_rows(fused ? im.values_or_ones(A, im.ones_a) : nullptr);
+  if (!units.M) units.use_rows(fused ? im.values_or_ones(A, im.ones_a) : nullptr, im.order);
   const I nunits = units.count();
 
   // Per-unit work: distinct-column bound (union flops, capped at ncols) and multiply count.
@@ -536,8 +575,8 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     st.num_clusters = nunits;
     st.cluster_padding = units.M->padding();
   } else {
-    unit_work = row_flops;
-    for (I i = 0; i < nunits; ++i) cost_prefix[i + 1] = cost_prefix[i] + unit_work[i] + 1;
+    for (I u = 0; u < nunits; ++u) unit_work[u] = row_flops[units.order[u]]; // unit u is row order[u]
+    for (I u = 0; u < nunits; ++u) cost_prefix[u + 1] = cost_prefix[u] + unit_work[u] + 1;
   }
   im.chunks = balanced_chunks<I>(cost_prefix, nt * kChunksPerThread);
   const int nchunks = static_cast<int>(im.chunks.size()) - 1;
@@ -631,12 +670,12 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
       throw std::invalid_argument("C = A*B numeric: A's pattern changed since the symbolic phase");
     im.clustered->refresh_values(A);
     units.M = &*im.clustered;
-  } else units.use_rows(im.values_or_ones(A, im.ones_a));
+  } else units.use_rows(im.values_or_ones(A, im.ones_a), im.order);
   // Chunks were balanced for the symbolic kernel's units; a row-wise fallback re-balances by rows.
   std::vector<I> chunks = im.chunks;
   if (!clustered && im.clustered) {
     std::vector<Count> prefix(static_cast<std::size_t>(A.nrows) + 1, 0);
-    for (I i = 0; i < A.nrows; ++i) prefix[i + 1] = prefix[i] + C.row_length(i) + 1;
+    for (I u = 0; u < A.nrows; ++u) prefix[u + 1] = prefix[u] + C.row_length(units.order[u]) + 1; // unit u is row order[u]
     chunks = balanced_chunks<I>(prefix, nt * kChunksPerThread);
   }
   const int nchunks = static_cast<int>(chunks.size()) - 1;

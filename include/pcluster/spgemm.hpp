@@ -14,6 +14,7 @@
 
 #include "pcluster/clustering.hpp"
 #include "pcluster/csr.hpp"
+#include "pcluster/ordering.hpp"
 
 #include <memory>
 #include <string>
@@ -38,6 +39,11 @@ struct SpgemmOptions {
   int row_block_size = 1; // block size of A's rows (dofs per node), a hint for ClusterScheme::Auto
   Accumulator accumulator = Accumulator::Auto;
   int num_threads = 0; // 0: omp_get_max_threads()
+  // Rows of A are processed (and clustered) in this ordering's order, computed by the symbolic phase
+  // and kept for every numeric phase; C keeps A's row order. Hierarchical clustering groups rows by
+  // similarity whatever their order; with a reordering its clusters are laid out in the new order.
+  OrderingType reorder = OrderingType::Natural;
+  OrderingOptions ordering;
   // C's pattern also holds every diagonal entry (i,i), i < min(nrows, ncols), zero where the product
   // has none (PETSc's MAT_FORCE_DIAGONAL_ENTRIES). numeric() fills any superset of the product's
   // pattern, so the extra entries cost nothing there.
@@ -57,8 +63,9 @@ struct SpgemmStats {
   Count num_clusters = 0;    // 0 for row-wise
   Count cluster_padding = 0; // explicit zeros stored in CSR_Cluster
   Count rows_dense = 0;      // rows (or clusters' rows) that used the dense accumulator
+  double seconds_ordering = 0;   // SpgemmOptions::reorder
   double seconds_clustering = 0;
-  double seconds_symbolic = 0; // includes clustering
+  double seconds_symbolic = 0; // includes ordering and clustering
 };
 
 template <class I, class V>
