@@ -52,10 +52,10 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   MPI_Comm                 comm    = PetscObjectComm((PetscObject)C);
   const char              *prefix  = ((PetscObject)C)->prefix ? ((PetscObject)C)->prefix : "";
   pcluster::SpgemmOptions  o; /* the core's defaults */
-  PetscInt                 size, topk, threads, acc = 0, rbs = 1, cbs = 1;
-  PetscReal                threshold;
-  PetscBool                accset = PETSC_FALSE;
-  char                     accname[64] = "auto";
+  PetscInt                 size, topk, threads, acc = 0, rbs = 1, cbs = 1, seed, parts, gray_bits;
+  PetscReal                threshold, hub_fraction, gray_dense;
+  PetscBool                accset = PETSC_FALSE, reorderset = PETSC_FALSE;
+  char                     accname[64] = "auto", reordername[64] = "natural";
 
   PetscFunctionBegin;
   {
@@ -75,6 +75,11 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   threshold = o.clustering.jaccard_threshold;
   topk      = o.clustering.hierarchical_topk;
   threads   = o.num_threads;
+  seed         = (PetscInt)o.ordering.seed;
+  parts        = o.ordering.parts;
+  hub_fraction = o.ordering.hub_fraction;
+  gray_bits    = o.ordering.gray_bits;
+  gray_dense   = o.ordering.gray_dense_fraction;
   PetscOptionsBegin(comm, ((PetscObject)C)->prefix, "petsc-cluster SpGEMM options (C = A*B)", "Mat");
   PetscCall(PetscOptionsInt("-mat_cluster_size", "Rows per cluster (cluster_fixed) or maximum cluster size (cluster_variable, cluster_hierarchical, cluster), 1..64", "PetscClusterInitializePackage", size, &size, NULL));
   PetscCall(PetscOptionsReal("-mat_cluster_jaccard_threshold", "Minimum Jaccard similarity for a row to join a cluster, [0,1]", "PetscClusterInitializePackage", threshold, &threshold, NULL));
@@ -83,6 +88,12 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
      by one byte when reporting an unknown value for this list (seen under valgrind). */
   PetscCall(PetscOptionsString("-mat_cluster_accumulator", "Accumulator for a row's partial products: auto, hash, dense", "PetscClusterInitializePackage", MatClusterAccumulators[0], accname, sizeof(accname), &accset));
   PetscCall(PetscOptionsInt("-mat_cluster_threads", "OpenMP threads for the product (0: the OpenMP default)", "PetscClusterInitializePackage", threads, &threads, NULL));
+  PetscCall(PetscOptionsString("-mat_cluster_reorder", "Order in which A's rows are processed and clustered (C keeps A's order): natural, random, rcm, amd, nd, gp, hp, gray, rabbit, degree, slashburn", "PetscClusterInitializePackage", reordername, reordername, sizeof(reordername), &reorderset));
+  PetscCall(PetscOptionsInt("-mat_cluster_reorder_seed", "Seed of random, and of the randomised steps of gp and hp", "PetscClusterInitializePackage", seed, &seed, NULL));
+  PetscCall(PetscOptionsInt("-mat_cluster_reorder_parts", "Parts of gp and hp (0: one per 256 rows)", "PetscClusterInitializePackage", parts, &parts, NULL));
+  PetscCall(PetscOptionsReal("-mat_cluster_reorder_hub_fraction", "Hubs removed per round by slashburn, as a fraction of the rows, (0,1]", "PetscClusterInitializePackage", hub_fraction, &hub_fraction, NULL));
+  PetscCall(PetscOptionsInt("-mat_cluster_reorder_gray_bits", "Bits of a row's column pattern used by gray, 1..62", "PetscClusterInitializePackage", gray_bits, &gray_bits, NULL));
+  PetscCall(PetscOptionsReal("-mat_cluster_reorder_gray_dense_fraction", "gray: rows longer than this fraction of the longest row are ordered first, by length, [0,1]", "PetscClusterInitializePackage", gray_dense, &gray_dense, NULL));
   PetscOptionsEnd();
 
   PetscCheck(size >= 1 && size <= pcluster::kMaxClusterSize, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_size %" PetscInt_FMT " is out of range: must be in [1, %d]", prefix, size, pcluster::kMaxClusterSize);
@@ -97,6 +108,23 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
     PetscCheck(found, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-%smat_cluster_accumulator %s is unknown: valid choices are auto, hash, dense", prefix, accname);
   }
   PetscCheck(threads >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_threads %" PetscInt_FMT " is out of range: must be >= 0 (0 means the OpenMP default)", prefix, threads);
+  if (reorderset) {
+    try {
+      o.reorder = pcluster::ordering_from_string(reordername);
+    } catch (const std::invalid_argument &e) {
+      SETERRQ(comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-%smat_cluster_reorder: %s", prefix, e.what());
+    }
+  }
+  PetscCheck(seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_seed %" PetscInt_FMT " is out of range: must be >= 0", prefix, seed);
+  PetscCheck(parts >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_parts %" PetscInt_FMT " is out of range: must be >= 0 (0 means one part per %d rows)", prefix, parts, pcluster::kPartRows);
+  PetscCheck(hub_fraction > 0 && hub_fraction <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_hub_fraction %g is out of range: must be in (0, 1]", prefix, (double)hub_fraction);
+  PetscCheck(gray_bits >= 1 && gray_bits <= 62, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_gray_bits %" PetscInt_FMT " is out of range: must be in [1, 62]", prefix, gray_bits);
+  PetscCheck(gray_dense >= 0 && gray_dense <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_gray_dense_fraction %g is out of range: must be in [0, 1]", prefix, (double)gray_dense);
+  o.ordering.seed                = (std::uint64_t)seed;
+  o.ordering.parts               = (int)parts;
+  o.ordering.hub_fraction        = (double)hub_fraction;
+  o.ordering.gray_bits           = (int)gray_bits;
+  o.ordering.gray_dense_fraction = (double)gray_dense;
 
   o.clustering.cluster_size      = (int)size;
   o.clustering.jaccard_threshold = (double)threshold;
@@ -106,8 +134,9 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   if (product && product->A) PetscCall(MatGetBlockSizes(product->A, &rbs, &cbs));
   o.row_block_size = (int)rbs;
 
-  PetscCall(PetscInfo(C, "petsc-cluster %s: kernel %s, scheme %s, cluster size %d, Jaccard threshold %g, top-k %d, accumulator %s, threads %d, row block size %d (prefix \"%s\")\n", alg, pcluster::to_string(o.kernel),
-                      o.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(o.scheme) : "-", o.clustering.cluster_size, o.clustering.jaccard_threshold, o.clustering.hierarchical_topk, pcluster::to_string(o.accumulator), o.num_threads, o.row_block_size, prefix));
+  PetscCall(PetscInfo(C, "petsc-cluster %s: kernel %s, scheme %s, cluster size %d, Jaccard threshold %g, top-k %d, accumulator %s, threads %d, row block size %d, reorder %s (prefix \"%s\")\n", alg, pcluster::to_string(o.kernel),
+                      o.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(o.scheme) : "-", o.clustering.cluster_size, o.clustering.jaccard_threshold, o.clustering.hierarchical_topk, pcluster::to_string(o.accumulator), o.num_threads, o.row_block_size,
+                      pcluster::to_string(o.reorder), prefix));
   *opts = o;
   PetscFunctionReturn(0);
 }

@@ -4,6 +4,7 @@
    register.cxx        package registration, log events, finalize hook
    dispatch.cxx        SeqAIJ constructor wrapper + productsetfromoptions hook (petsc.md §2 (a))
    options.cxx         algorithm names; -mat_cluster_* options -> pcluster::SpgemmOptions
+   ordering.cxx        MatOrderingRegister for the core's orderings
    product_seqaij.cxx  AB, AtB, ABt, PtAP, RARt, ABC for MATSEQAIJ: symbolic, numeric, view, destroy
 */
 #pragma once
@@ -33,6 +34,10 @@ PETSC_INTERN PetscErrorCode MatClusterDispatchReset_Private(void);
 PETSC_INTERN PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char[], PetscBool *, const char **);
 PETSC_INTERN const char    *MatClusterAlgorithmList_Private(void); /* "cluster cluster_fixed ..." */
 PETSC_INTERN PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts);
+
+/* ordering.cxx: our orderings as PETSc orderings (pcluster_<name>), one log event each */
+PETSC_INTERN PetscErrorCode MatClusterOrderingRegister_Private(void);
+PETSC_INTERN PetscLogEvent  MatClusterOrderingEvent_Private(pcluster::OrderingType);
 
 /* product_seqaij.cxx: every product type of pcluster::ProductPlan on MATSEQAIJ operands */
 PETSC_INTERN PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C);

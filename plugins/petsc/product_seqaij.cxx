@@ -323,7 +323,7 @@ static PetscErrorCode MatProductView_Cluster_SeqAIJ(Mat C, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (o.kernel == pcluster::Kernel::Cluster)
     PetscCall(PetscViewerASCIIPrintf(viewer, "cluster size %d, Jaccard threshold %g, top-k %d%s\n", o.clustering.cluster_size, o.clustering.jaccard_threshold, o.clustering.hierarchical_topk, o.clustering.hierarchical_topk ? "" : " (cluster size - 1)"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "accumulator %s, threads %d%s\n", pcluster::to_string(o.accumulator), o.num_threads, o.num_threads ? "" : " (OpenMP default)"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "accumulator %s, threads %d%s, rows reordered by %s\n", pcluster::to_string(o.accumulator), o.num_threads, o.num_threads ? "" : " (OpenMP default)", pcluster::to_string(o.reorder)));
   for (const pcluster::ProductStep &st : data->plan.steps()) {
     if (st.is_transpose) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "%s: explicit transpose, nnz %" PetscInt64_FMT "\n", st.what.c_str(), (PetscInt64)st.nnz));
@@ -335,7 +335,7 @@ static PetscErrorCode MatProductView_Cluster_SeqAIJ(Mat C, PetscViewer viewer)
                                      (PetscInt64)s.flops, (PetscInt64)st.nnz));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     if (cl) PetscCall(PetscViewerASCIIPrintf(viewer, "clusters %" PetscInt64_FMT ", padding %" PetscInt64_FMT " explicit zeros, cluster flops %" PetscInt64_FMT "\n", (PetscInt64)s.num_clusters, (PetscInt64)s.cluster_padding, (PetscInt64)s.cluster_flops));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "rows on the dense accumulator %" PetscInt64_FMT "; seconds: clustering %g, symbolic %g (incl. clustering)\n", (PetscInt64)s.rows_dense, s.seconds_clustering, s.seconds_symbolic));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "rows on the dense accumulator %" PetscInt64_FMT "; seconds: ordering %g, clustering %g, symbolic %g (incl. ordering and clustering)\n", (PetscInt64)s.rows_dense, s.seconds_ordering, s.seconds_clustering, s.seconds_symbolic));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "seconds: symbolic %g (all steps), building C %g; numeric runs %" PetscInt_FMT "\n", data->plan.seconds_symbolic(), data->seconds_csr, data->numeric_count));
@@ -431,6 +431,8 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
   if (fuse) PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.flops()));
   PetscCall(PetscLogEventEnd(MAT_ClusterSym, mats[0], mats[1], 0, 0));
   if (data->plan.seconds_clustering() > 0) PetscCall(PetscClusterLogEventAddTime_Private(MAT_ClusterCluster, data->plan.seconds_clustering()));
+  for (const pcluster::ProductStep &st : data->plan.steps())
+    if (st.spgemm.seconds_ordering > 0) PetscCall(PetscClusterLogEventAddTime_Private(MatClusterOrderingEvent_Private(opts.reorder), st.spgemm.seconds_ordering));
   data->nops = nops;
   for (int k = 0; k < nops; ++k) {
     MatClusterStamp(mats[k], views[k], &data->stamp[k]);

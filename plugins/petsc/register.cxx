@@ -24,7 +24,10 @@ static PetscErrorCode PetscClusterFinalizePackage(void)
 /*@C
    PetscClusterInitializePackage - Registers the petsc-cluster SpGEMM algorithms with PETSc's MatProduct
    framework: afterwards the names cluster, cluster_fixed, cluster_variable, cluster_hierarchical and
-   rowwise select the plugin's kernels for C = A*B with `MATSEQAIJ` A and B.
+   rowwise select the plugin's kernels for every `MatProductType` (AB, AtB, ABt, PtAP, RARt, ABC) with
+   `MATSEQAIJ` operands, through -matmatmult_via, -matptap_via, -mattransposematmult_via,
+   -matmattransmult_via, -matrart_via, -matmatmatmult_via, -[prefix]mat_product_algorithm or
+   `MatProductSetAlgorithm()`.
 
    Not Collective
 
@@ -56,14 +59,16 @@ PetscErrorCode PetscClusterInitializePackage(void)
   PetscCall(PetscLogEventRegister("MatClusterSym", MAT_CLASSID, &MAT_ClusterSym));
   PetscCall(PetscLogEventRegister("MatClusterNum", MAT_CLASSID, &MAT_ClusterNum));
   PetscCall(MatClusterDispatchRegister_Private());
+  PetscCall(MatClusterOrderingRegister_Private());
   PetscCall(PetscRegisterFinalize(PetscClusterFinalizePackage));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
     PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "petsc-cluster SpGEMM plugin:\n"));
-    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -matmatmult_via, -[prefix]mat_product_algorithm, MatProductSetAlgorithm() also accept: %s (C = A*B, seqaij A and B)\n", MatClusterAlgorithmList_Private()));
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -matmatmult_via, -matptap_via, -mattransposematmult_via, -matmattransmult_via, -matrart_via, -matmatmatmult_via,\n"));
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -[prefix]mat_product_algorithm and MatProductSetAlgorithm() also accept: %s (seqaij operands)\n", MatClusterAlgorithmList_Private()));
     PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  their parameters -[prefix]mat_cluster_{size,jaccard_threshold,topk,accumulator,threads} are listed when a product uses them\n"));
   }
-  PetscCall(PetscInfo(NULL, "petsc-cluster registered: -matmatmult_via / -mat_product_algorithm accept %s\n", MatClusterAlgorithmList_Private()));
+  PetscCall(PetscInfo(NULL, "petsc-cluster registered: -mat*_via / -mat_product_algorithm accept %s\n", MatClusterAlgorithmList_Private()));
   PetscFunctionReturn(0);
 }
 
