@@ -79,6 +79,8 @@ def summarize_ptap(run, ours):
 
 for path in sys.argv[1:]:
     run = json.load(open(path))
+    if run.get("study") == "orderings":
+        sys.exit(f"{path}: an ordering study (-study orderings) prints its own summary; chart it with scripts/plot_orderings.py")
     ptap = run.get("product_type") == "ptap"
     what = ", C = P^T A P (PCGAMG's prolongator)" if ptap else ""
     print(f"# {path}{what}: threads {run.get('threads')}, best of {run.get('reps')}, api {run.get('api')}")
