@@ -46,14 +46,51 @@ PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char name[], PetscBool *o
 
 static const char *const MatClusterAccumulators[] = {"auto", "hash", "dense"};
 
+/*
+   The tunables of the orderings (-mat_cluster_reorder_*), read inside the caller's options block
+   (the product's, or MatGetOrdering's for pcluster_<name>) and checked after it closes.
+*/
+PetscErrorCode MatClusterOrderingOptionsRead_Private(PetscOptionItems *PetscOptionsObject, const char manual[], MatClusterOrderingValues *v)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsInt("-mat_cluster_reorder_seed", "Seed of random, and of the randomised steps of nd, gp and hp", manual, v->seed, &v->seed, NULL));
+  PetscCall(PetscOptionsInt("-mat_cluster_reorder_parts", "Parts of gp and hp (0: one per 256 rows)", manual, v->parts, &v->parts, NULL));
+  PetscCall(PetscOptionsReal("-mat_cluster_reorder_hub_fraction", "Hubs removed per round by slashburn, as a fraction of the rows, (0,1]", manual, v->hub_fraction, &v->hub_fraction, NULL));
+  PetscCall(PetscOptionsInt("-mat_cluster_reorder_gray_bits", "Bits of a row's column pattern used by gray, 1..62", manual, v->gray_bits, &v->gray_bits, NULL));
+  PetscCall(PetscOptionsReal("-mat_cluster_reorder_gray_dense_fraction", "gray: rows with more than this fraction of the columns are ordered first, by length, [0,1]", manual, v->gray_dense, &v->gray_dense, NULL));
+  PetscFunctionReturn(0);
+}
+
+MatClusterOrderingValues MatClusterOrderingValuesDefault_Private(const pcluster::OrderingOptions &o)
+{
+  return {(PetscInt)o.seed, o.parts, o.hub_fraction, o.gray_bits, o.gray_dense_fraction};
+}
+
+PetscErrorCode MatClusterOrderingOptionsCheck_Private(MPI_Comm comm, const char prefix[], const MatClusterOrderingValues &v, pcluster::OrderingOptions *o)
+{
+  PetscFunctionBegin;
+  if (!prefix) prefix = "";
+  PetscCheck(v.seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_seed %" PetscInt_FMT " is out of range: must be >= 0", prefix, v.seed);
+  PetscCheck(v.parts >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_parts %" PetscInt_FMT " is out of range: must be >= 0 (0 means one part per %d rows)", prefix, v.parts, pcluster::kPartRows);
+  PetscCheck(v.hub_fraction > 0 && v.hub_fraction <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_hub_fraction %g is out of range: must be in (0, 1]", prefix, (double)v.hub_fraction);
+  PetscCheck(v.gray_bits >= 1 && v.gray_bits <= 62, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_gray_bits %" PetscInt_FMT " is out of range: must be in [1, 62]", prefix, v.gray_bits);
+  PetscCheck(v.gray_dense >= 0 && v.gray_dense <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_gray_dense_fraction %g is out of range: must be in [0, 1]", prefix, (double)v.gray_dense);
+  o->seed                = (std::uint64_t)v.seed;
+  o->parts               = (int)v.parts;
+  o->hub_fraction        = (double)v.hub_fraction;
+  o->gray_bits           = (int)v.gray_bits;
+  o->gray_dense_fraction = (double)v.gray_dense;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts)
 {
   Mat_Product             *product = C->product;
   MPI_Comm                 comm    = PetscObjectComm((PetscObject)C);
   const char              *prefix  = ((PetscObject)C)->prefix ? ((PetscObject)C)->prefix : "";
   pcluster::SpgemmOptions  o; /* the core's defaults */
-  PetscInt                 size, topk, threads, acc = 0, rbs = 1, cbs = 1, seed, parts, gray_bits;
-  PetscReal                threshold, hub_fraction, gray_dense;
+  PetscInt                 size, topk, threads, acc = 0, rbs = 1, cbs = 1;
+  PetscReal                threshold;
   PetscBool                accset = PETSC_FALSE, reorderset = PETSC_FALSE;
   char                     accname[64] = "auto", reordername[64] = "natural";
 
@@ -75,11 +112,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   threshold = o.clustering.jaccard_threshold;
   topk      = o.clustering.hierarchical_topk;
   threads   = o.num_threads;
-  seed         = (PetscInt)o.ordering.seed;
-  parts        = o.ordering.parts;
-  hub_fraction = o.ordering.hub_fraction;
-  gray_bits    = o.ordering.gray_bits;
-  gray_dense   = o.ordering.gray_dense_fraction;
+  MatClusterOrderingValues ordering = MatClusterOrderingValuesDefault_Private(o.ordering);
   PetscOptionsBegin(comm, ((PetscObject)C)->prefix, "petsc-cluster SpGEMM options (C = A*B)", "Mat");
   PetscCall(PetscOptionsInt("-mat_cluster_size", "Rows per cluster (cluster_fixed) or maximum cluster size (cluster_variable, cluster_hierarchical, cluster), 1..64", "PetscClusterInitializePackage", size, &size, NULL));
   PetscCall(PetscOptionsReal("-mat_cluster_jaccard_threshold", "Minimum Jaccard similarity for a row to join a cluster, [0,1]", "PetscClusterInitializePackage", threshold, &threshold, NULL));
@@ -89,11 +122,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   PetscCall(PetscOptionsString("-mat_cluster_accumulator", "Accumulator for a row's partial products: auto, hash, dense", "PetscClusterInitializePackage", MatClusterAccumulators[0], accname, sizeof(accname), &accset));
   PetscCall(PetscOptionsInt("-mat_cluster_threads", "OpenMP threads for the product (0: the OpenMP default)", "PetscClusterInitializePackage", threads, &threads, NULL));
   PetscCall(PetscOptionsString("-mat_cluster_reorder", "Order in which A's rows are processed and clustered (C keeps A's order): natural, random, rcm, amd, nd, gp, hp, gray, rabbit, degree, slashburn", "PetscClusterInitializePackage", reordername, reordername, sizeof(reordername), &reorderset));
-  PetscCall(PetscOptionsInt("-mat_cluster_reorder_seed", "Seed of random, and of the randomised steps of gp and hp", "PetscClusterInitializePackage", seed, &seed, NULL));
-  PetscCall(PetscOptionsInt("-mat_cluster_reorder_parts", "Parts of gp and hp (0: one per 256 rows)", "PetscClusterInitializePackage", parts, &parts, NULL));
-  PetscCall(PetscOptionsReal("-mat_cluster_reorder_hub_fraction", "Hubs removed per round by slashburn, as a fraction of the rows, (0,1]", "PetscClusterInitializePackage", hub_fraction, &hub_fraction, NULL));
-  PetscCall(PetscOptionsInt("-mat_cluster_reorder_gray_bits", "Bits of a row's column pattern used by gray, 1..62", "PetscClusterInitializePackage", gray_bits, &gray_bits, NULL));
-  PetscCall(PetscOptionsReal("-mat_cluster_reorder_gray_dense_fraction", "gray: rows longer than this fraction of the longest row are ordered first, by length, [0,1]", "PetscClusterInitializePackage", gray_dense, &gray_dense, NULL));
+  PetscCall(MatClusterOrderingOptionsRead_Private(PetscOptionsObject, "PetscClusterInitializePackage", &ordering));
   PetscOptionsEnd();
 
   PetscCheck(size >= 1 && size <= pcluster::kMaxClusterSize, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_size %" PetscInt_FMT " is out of range: must be in [1, %d]", prefix, size, pcluster::kMaxClusterSize);
@@ -115,16 +144,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
       SETERRQ(comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-%smat_cluster_reorder: %s", prefix, e.what());
     }
   }
-  PetscCheck(seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_seed %" PetscInt_FMT " is out of range: must be >= 0", prefix, seed);
-  PetscCheck(parts >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_parts %" PetscInt_FMT " is out of range: must be >= 0 (0 means one part per %d rows)", prefix, parts, pcluster::kPartRows);
-  PetscCheck(hub_fraction > 0 && hub_fraction <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_hub_fraction %g is out of range: must be in (0, 1]", prefix, (double)hub_fraction);
-  PetscCheck(gray_bits >= 1 && gray_bits <= 62, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_gray_bits %" PetscInt_FMT " is out of range: must be in [1, 62]", prefix, gray_bits);
-  PetscCheck(gray_dense >= 0 && gray_dense <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_reorder_gray_dense_fraction %g is out of range: must be in [0, 1]", prefix, (double)gray_dense);
-  o.ordering.seed                = (std::uint64_t)seed;
-  o.ordering.parts               = (int)parts;
-  o.ordering.hub_fraction        = (double)hub_fraction;
-  o.ordering.gray_bits           = (int)gray_bits;
-  o.ordering.gray_dense_fraction = (double)gray_dense;
+  PetscCall(MatClusterOrderingOptionsCheck_Private(comm, prefix, ordering, &o.ordering));
 
   o.clustering.cluster_size      = (int)size;
   o.clustering.jaccard_threshold = (double)threshold;

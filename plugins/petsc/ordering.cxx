@@ -33,24 +33,14 @@ static PetscErrorCode MatGetOrdering_Cluster(Mat mat, MatOrderingType type, IS *
   pcluster::OrderingType            ord  = pcluster::OrderingType::Natural;
   pcluster::OrderingOptions         opts;
   std::vector<PetscInt>             perm;
-  PetscInt                          seed = (PetscInt)opts.seed, parts = opts.parts, bits = opts.gray_bits;
-  PetscReal                         hubs = opts.hub_fraction, dense = opts.gray_dense_fraction;
+  MatClusterOrderingValues          values = MatClusterOrderingValuesDefault_Private(opts);
 
   PetscFunctionBegin;
   PetscClusterCallCXX(comm, "ordering name", ord = pcluster::ordering_from_string(std::string(type + sizeof(MatClusterOrderingPrefix) - 1)));
   PetscOptionsBegin(comm, ((PetscObject)mat)->prefix, "petsc-cluster ordering options", "Mat");
-  PetscCall(PetscOptionsInt("-mat_cluster_reorder_seed", "Seed of random, and of the randomised steps of gp and hp", "MatGetOrdering", seed, &seed, NULL));
-  PetscCall(PetscOptionsInt("-mat_cluster_reorder_parts", "Parts of gp and hp (0: one per 256 rows)", "MatGetOrdering", parts, &parts, NULL));
-  PetscCall(PetscOptionsReal("-mat_cluster_reorder_hub_fraction", "Hubs removed per round by slashburn, as a fraction of the rows, (0,1]", "MatGetOrdering", hubs, &hubs, NULL));
-  PetscCall(PetscOptionsInt("-mat_cluster_reorder_gray_bits", "Bits of a row's column pattern used by gray, 1..62", "MatGetOrdering", bits, &bits, NULL));
-  PetscCall(PetscOptionsReal("-mat_cluster_reorder_gray_dense_fraction", "gray: rows longer than this fraction of the longest row go first, [0,1]", "MatGetOrdering", dense, &dense, NULL));
+  PetscCall(MatClusterOrderingOptionsRead_Private(PetscOptionsObject, "MatGetOrdering", &values));
   PetscOptionsEnd();
-  PetscCheck(seed >= 0 && parts >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-mat_cluster_reorder_seed and -mat_cluster_reorder_parts must be >= 0");
-  opts.seed                = (std::uint64_t)seed;
-  opts.parts               = (int)parts;
-  opts.hub_fraction        = (double)hubs;
-  opts.gray_bits           = (int)bits;
-  opts.gray_dense_fraction = (double)dense;
+  PetscCall(MatClusterOrderingOptionsCheck_Private(comm, ((PetscObject)mat)->prefix, values, &opts));
 
   PetscCall(MatGetSize(mat, NULL, &N));
   PetscCall(MatGetRowIJ(mat, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));

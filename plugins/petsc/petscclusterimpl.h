@@ -13,6 +13,7 @@
 #include <petsc/private/matimpl.h>
 
 #include "pcluster/csr.hpp"
+#include "pcluster/ordering.hpp"
 #include "pcluster/product.hpp"
 #include "pcluster/spgemm.hpp"
 
@@ -34,6 +35,17 @@ PETSC_INTERN PetscErrorCode MatClusterDispatchReset_Private(void);
 PETSC_INTERN PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char[], PetscBool *, const char **);
 PETSC_INTERN const char    *MatClusterAlgorithmList_Private(void); /* "cluster cluster_fixed ..." */
 PETSC_INTERN PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts);
+/* The -mat_cluster_reorder_* tunables, shared by the products and the pcluster_<name> orderings:
+   read inside an open options block, then checked (errors name the option) into OrderingOptions */
+struct MatClusterOrderingValues {
+  PetscInt  seed, parts;
+  PetscReal hub_fraction;
+  PetscInt  gray_bits;
+  PetscReal gray_dense;
+};
+PETSC_INTERN MatClusterOrderingValues MatClusterOrderingValuesDefault_Private(const pcluster::OrderingOptions &);
+PETSC_INTERN PetscErrorCode           MatClusterOrderingOptionsRead_Private(PetscOptionItems *, const char manual[], MatClusterOrderingValues *);
+PETSC_INTERN PetscErrorCode           MatClusterOrderingOptionsCheck_Private(MPI_Comm, const char prefix[], const MatClusterOrderingValues &, pcluster::OrderingOptions *);
 
 /* ordering.cxx: our orderings as PETSc orderings (pcluster_<name>), one log event each */
 PETSC_INTERN PetscErrorCode MatClusterOrderingRegister_Private(void);
