@@ -1266,6 +1266,18 @@ void WriteStudyJson(std::FILE *fp, const std::vector<StudyMatrix> &all, const st
 
 } // namespace
 
+/* Writes the -json file anew; called after every matrix, so a long suite leaves its figures so far */
+template <class Write>
+static PetscErrorCode RewriteJson(const char json[], Write &&write)
+{
+  PetscFunctionBeginUser;
+  std::FILE *fp = std::fopen(json, "w");
+  PetscCheck(fp, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot open -json file %s for writing", json);
+  write(fp);
+  PetscCheck(std::fclose(fp) == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_WRITE, "Error writing -json file %s", json);
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   Problem                  one;
@@ -1434,6 +1446,7 @@ int main(int argc, char **argv)
                           (double)s.tol));
   }
 
+  bool any_bad = false;
   if (study_orderings) {
     std::string ords, ours, refs;
     for (const std::string &o : orderings) ords += " " + o;
@@ -1445,47 +1458,27 @@ int main(int argc, char **argv)
                           "       permutation the product uses), best of %" PetscInt_FMT ", in units of one rowwise natural-order one-shot A*A\n",
                           ords.c_str(), ours.c_str(), refs.c_str(), s.reps));
     std::vector<StudyMatrix> study;
-    bool                     bad = false;
     for (const Problem &p : problems) {
       StudyMatrix M;
       PetscCall(RunOrderingStudy(p, study_builtins, study_algs, orderings, s, &M));
       PrintStudyMatrix(M, s);
       std::fflush(stdout);
-      for (const Figures &f : M.S.figs) bad = bad || !f.ok();
-      for (const StudyRun &r : M.runs) bad = bad || !r.f.ok();
+      for (const Figures &f : M.S.figs) any_bad = any_bad || !f.ok();
+      for (const StudyRun &r : M.runs) any_bad = any_bad || !r.f.ok();
       study.push_back(std::move(M));
-      const std::vector<StudyCell> cells = SummariseStudy(study, orderings, study_algs);
-      if (json[0]) { /* rewritten after every matrix, so a long suite leaves its figures so far */
-        std::FILE *fp = std::fopen(json, "w");
-        PetscCheck(fp, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot open -json file %s for writing", json);
-        WriteStudyJson(fp, study, cells, s);
-        PetscCheck(std::fclose(fp) == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_WRITE, "Error writing -json file %s", json);
-      }
+      if (json[0]) PetscCall(RewriteJson(json, [&](std::FILE *fp) { WriteStudyJson(fp, study, SummariseStudy(study, orderings, study_algs), s); }));
     }
     PrintStudySummary(SummariseStudy(study, orderings, study_algs), study.size());
-    if (json[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nJSON written to %s\n", json));
-    if (bad) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nspgemm_bench: at least one algorithm FAILED its check or raised an error (exit code 1)\n"));
-#if defined(PCLUSTER_HAVE_GRAPHBLAS)
-    GrB_finalize();
-#endif
-    PetscCall(PetscFinalize());
-    return bad ? 1 : 0;
-  }
-
-  std::vector<Summary> all;
-  bool                 any_bad = false;
-  for (const Problem &p : problems) {
-    Summary S;
-    PetscCall(RunProblem(p, algs, s, &S));
-    PrintTable(S, s);
-    std::fflush(stdout);
-    for (const Figures &f : S.figs) any_bad = any_bad || !f.ok();
-    all.push_back(std::move(S));
-    if (json[0]) { /* rewritten after every matrix, so a long suite leaves its figures so far */
-      std::FILE *fp = std::fopen(json, "w");
-      PetscCheck(fp, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot open -json file %s for writing", json);
-      WriteJson(fp, all, s);
-      PetscCheck(std::fclose(fp) == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_WRITE, "Error writing -json file %s", json);
+  } else {
+    std::vector<Summary> all;
+    for (const Problem &p : problems) {
+      Summary S;
+      PetscCall(RunProblem(p, algs, s, &S));
+      PrintTable(S, s);
+      std::fflush(stdout);
+      for (const Figures &f : S.figs) any_bad = any_bad || !f.ok();
+      all.push_back(std::move(S));
+      if (json[0]) PetscCall(RewriteJson(json, [&](std::FILE *fp) { WriteJson(fp, all, s); }));
     }
   }
   if (json[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nJSON written to %s\n", json));
