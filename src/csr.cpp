@@ -96,6 +96,43 @@ CsrMatrix<I, V> transpose(const CsrView<I, V> &A, std::vector<I> *source)
 }
 
 template <class I, class V>
+CsrMatrix<I, V> permute(const CsrView<I, V> &A, const I *row_order, const I *col_new, std::vector<I> *source)
+{
+  CsrMatrix<I, V> P;
+  P.nrows = A.nrows;
+  P.ncols = A.ncols;
+  const Count nnz = A.nnz();
+  auto old_row = [row_order](I r) { return row_order ? row_order[r] : r; };
+  P.rowptr.assign(static_cast<std::size_t>(A.nrows) + 1, I(0));
+  for (I r = 0; r < A.nrows; ++r) P.rowptr[r + 1] = P.rowptr[r] + A.row_length(old_row(r));
+  P.colidx.resize(static_cast<std::size_t>(nnz));
+  if (A.values) P.values.resize(static_cast<std::size_t>(nnz));
+  std::vector<I> own_source;
+  std::vector<I> &src = source ? *source : own_source;
+  src.resize(static_cast<std::size_t>(nnz));
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(detail::threads_for(nnz))
+  for (I r = 0; r < A.nrows; ++r) {
+    const I i = old_row(r), begin = P.rowptr[r], len = P.rowptr[r + 1] - begin;
+    I *const cols = P.colidx.data() + begin;
+    I *const from = src.data() + begin;
+    for (I t = 0; t < len; ++t) {
+      // Insertion by new column: rows are short, and each entry is placed as it is read.
+      const I j = col_new ? col_new[A.colidx[A.rowptr[i] + t]] : A.colidx[A.rowptr[i] + t];
+      I q = t;
+      for (; q > 0 && cols[q - 1] > j; --q) {
+        cols[q] = cols[q - 1];
+        from[q] = from[q - 1];
+      }
+      cols[q] = j;
+      from[q] = A.rowptr[i] + t;
+    }
+    if (A.values)
+      for (I t = 0; t < len; ++t) P.values[begin + t] = A.values[from[t]];
+  }
+  return P;
+}
+
+template <class I, class V>
 Count insert_missing_diagonal(I ncols, std::vector<I> &rowptr, std::vector<I> &colidx, std::vector<V> *values)
 {
   const I nrows = static_cast<I>(rowptr.size()) - 1;
@@ -138,7 +175,8 @@ Count insert_missing_diagonal(I ncols, std::vector<I> &rowptr, std::vector<I> &c
 #define PCLUSTER_INSTANTIATE_CSR(I, V) \
   template Count insert_missing_diagonal<I, V>(I, std::vector<I> &, std::vector<I> &, std::vector<V> *); \
   template void validate<I, V>(const CsrView<I, V> &, const char *); \
-  template CsrMatrix<I, V> transpose<I, V>(const CsrView<I, V> &, std::vector<I> *);
+  template CsrMatrix<I, V> transpose<I, V>(const CsrView<I, V> &, std::vector<I> *); \
+  template CsrMatrix<I, V> permute<I, V>(const CsrView<I, V> &, const I *, const I *, std::vector<I> *);
 PCLUSTER_INSTANTIATE_CSR(std::int32_t, double)
 PCLUSTER_INSTANTIATE_CSR(std::int64_t, double)
 PCLUSTER_INSTANTIATE_CSR(std::int32_t, float)

@@ -22,6 +22,17 @@
 // chunks per thread, scheduled dynamically: one heavy power-law row cannot serialise a thread,
 // and every unit writes only its own rows, so results do not depend on the thread count.
 //
+// Reordering (SpgemmOptions::reorder): the product runs on permuted copies, C = R^T (A_w B_w) Q with
+// A_w = R A K^T and B_w = K B Q^T. R puts A's rows in the ordering's order (computed on A). When A
+// is square, the inner dimension follows the same order (K = R), so that consecutive working rows
+// fetch rows of B_w that are neighbours in memory; when B is square too, so do B's columns, C's
+// (Q = R), so that a working row's output columns fall in a narrow window of the accumulator.
+// (A row order alone does not pay: the rows of B and the accumulator stay scattered, and C's rows
+// are written in a scattered order on top.) No permuted C is ever stored: working row u is C's row
+// order[u], and its working columns are relabelled to C's and sorted (symbolic) or looked up
+// through C's columns translated to working columns (numeric). Every numeric phase refreshes
+// A_w's (and B_w's) values by a gather along the copies' source maps.
+//
 // Padding: cluster-wise numeric multiplies the explicit zeros of CSR_Cluster too (that is what
 // lets the s-wide update vectorise). 0*b is an exact zero for finite b, so values are unchanged;
 // if B holds Inf/NaN, 0*Inf would be NaN, so numeric then runs the row-wise body instead.
@@ -82,25 +93,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0)
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// A's pattern with its rows in the given order (row k of the result is row order[k] of A).
-template <class I, class V>
-CsrMatrix<I, V> rows_in_order(const CsrView<I, V> &A, const std::vector<I> &order)
-{
-  CsrMatrix<I, V> R;
-  R.nrows = A.nrows;
-  R.ncols = A.ncols;
-  R.rowptr.resize(static_cast<std::size_t>(A.nrows) + 1);
-  R.rowptr[0] = 0;
-  for (I k = 0; k < A.nrows; ++k) R.rowptr[k + 1] = R.rowptr[k] + A.row_length(order[k]);
-  R.colidx.resize(static_cast<std::size_t>(A.nnz()));
-  for (I k = 0; k < A.nrows; ++k) std::copy(A.colidx + A.rowptr[order[k]], A.colidx + A.rowptr[order[k] + 1], R.colidx.begin() + R.rowptr[k]);
-  return R;
-}
-
 // One unit of work, uniform for rows and clusters.
 template <class I, class V>
 struct Unit {
-  const I *rows;    // s rows of A (and of C)
+  const I *rows;    // s rows of the (working) A
   I s;
   const I *cols;    // n distinct columns of A touched by the unit, sorted
   I n;
@@ -114,26 +110,20 @@ struct UnitSource {
   const CsrView<I, V> *A = nullptr;
   const V *a_values = nullptr; // A's values (or ones) for the row-wise case
   const ClusterMatrix<I, V> *M = nullptr;
-  std::vector<I> order; // row-wise: unit u is row order[u] (the identity, or SpgemmOptions::reorder's)
+  std::vector<I> row_ids; // row-wise: 0, 1, ..., the rows the units point to
 
   // Row-wise: every row of A is a unit of its own, with A's values (or ones) a_values.
-  void use_rows(const V *values, const std::vector<I> &row_order)
+  void use_rows(const V *values)
   {
     M = nullptr;
     a_values = values;
-    if (!row_order.empty()) order = row_order;
-    else {
-      order.resize(A->nrows);
-      std::iota(order.begin(), order.end(), I(0));
-    }
+    row_ids.resize(A->nrows);
+    std::iota(row_ids.begin(), row_ids.end(), I(0));
   }
   I count() const { return M ? M->num_clusters() : A->nrows; }
   Unit<I, V> operator()(I u) const
   {
-    if (!M) {
-      const I i = order[u];
-      return {order.data() + u, 1, A->colidx + A->rowptr[i], A->row_length(i), nullptr, a_values + A->rowptr[i]};
-    }
+    if (!M) return {row_ids.data() + u, 1, A->colidx + A->rowptr[u], A->row_length(u), nullptr, a_values + A->rowptr[u]};
     const Clustering<I> &cl = M->clusters;
     return {cl.rows.data() + cl.ptr[u], cl.size(u), M->cols.data() + M->col_ptr[u], M->col_ptr[u + 1] - M->col_ptr[u],
             M->masks.data() + M->col_ptr[u], M->values.data() + M->val_ptr[u]};
@@ -217,10 +207,12 @@ void accumulate_cluster_any(const Unit<I, V> &u, const CsrView<I, V> &B, const V
 
 // With WithValues, the symbolic phase also forms the product's values (fused symbolic+numeric):
 // a one-shot product then needs no separate numeric pass (see SpgemmPlan::symbolic).
+// out_cols (nullptr: none) relabels B's columns to C's before they are sorted (see "Reordering").
 template <bool RowWise, bool WithValues, class I, class V, class Map>
-void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, const V *b_values, Map &map,
+void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, const V *b_values, const I *out_cols, Map &map,
                    Workspace<I, V> &ws, ChunkOutput<I, V> &out, I *row_count, Count *row_start)
 {
+  constexpr bool kDense = std::is_same_v<Map, DenseColumnMap<I>>;
   const I *const __restrict bptr = B.rowptr;
   const I *const __restrict bcol = B.colidx;
   map.reset(work);
@@ -249,7 +241,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
           const I slot = map.insert(bcol[q], inserted);
           if (inserted) {
             *end++ = bcol[q];
-            if constexpr (std::is_same_v<Map, DenseColumnMap<I>>) map.mark(bcol[q]); // for take_sorted()
+            if constexpr (kDense) map.mark(bcol[q]); // for take_sorted()
             lo = std::min(lo, bcol[q]);
             hi = std::max(hi, bcol[q]);
             acc[slot] = a * b_values[q];
@@ -257,17 +249,31 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
         }
       }
     }
-    if constexpr (std::is_same_v<Map, DenseColumnMap<I>>) {
-      if (begin == end) {
-      } else if (prefer_scan(end - begin, Count(hi) - lo + 1)) map.take_sorted(lo, hi, begin);
-      else {
-        sort_small(begin, end, std::less<I>());
-        map.unmark(begin, end);
+    V *const vals = WithValues ? out.vals.get() + out.size : nullptr;
+    if (out_cols && !WithValues) { // relabel to C's columns, then sort
+      if constexpr (kDense) map.unmark(begin, end);
+      for (I *c = begin; c < end; ++c) *c = out_cols[*c];
+      sort_small(begin, end, std::less<I>());
+    } else if (out_cols) { // the same, with the slots, for the values
+      if constexpr (kDense) map.unmark(begin, end);
+      ws.sorted.clear();
+      for (I *c = begin; c < end; ++c) ws.sorted.emplace_back(out_cols[*c], map.find(*c));
+      sort_small(ws.sorted.data(), ws.sorted.data() + ws.sorted.size(), [](const auto &a, const auto &b) { return a.first < b.first; });
+      for (std::size_t z = 0; z < ws.sorted.size(); ++z) {
+        begin[z] = ws.sorted[z].first;
+        vals[z] = ws.acc[ws.sorted[z].second];
       }
-    } else sort_small(begin, end, std::less<I>());
-    if (WithValues) {
-      V *const vals = out.vals.get() + out.size;
-      for (I *c = begin; c < end; ++c) vals[c - begin] = ws.acc[map.find(*c)];
+    } else {
+      if constexpr (kDense) {
+        if (begin == end) {
+        } else if (prefer_scan(end - begin, Count(hi) - lo + 1)) map.take_sorted(lo, hi, begin);
+        else {
+          sort_small(begin, end, std::less<I>());
+          map.unmark(begin, end);
+        }
+      } else sort_small(begin, end, std::less<I>());
+      if (WithValues)
+        for (I *c = begin; c < end; ++c) vals[c - begin] = ws.acc[map.find(*c)];
     }
     row_count[u.rows[0]] = static_cast<I>(end - begin);
     row_start[u.rows[0]] = out.size;
@@ -280,7 +286,6 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
   const I s = u.s;
   ws.slot_col.clear();
   ws.slot_mask.clear();
-  constexpr bool kDense = std::is_same_v<Map, DenseColumnMap<I>>;
   I lo = B.ncols, hi = -1; // window of the cluster's columns, for ordering by scan
   for (I t = 0; t < u.n; ++t) {
     const I k = u.cols[t];
@@ -308,7 +313,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
   ws.sorted.resize(nslots); // (column, slot), sorted by column
   bool ordered = false;
   if constexpr (kDense) { // as in the row-wise body: scan the window's bitmap, or sort and unmark
-    if (nslots > 0 && prefer_scan(static_cast<Count>(nslots), Count(hi) - lo + 1)) {
+    if (!out_cols && nslots > 0 && prefer_scan(static_cast<Count>(nslots), Count(hi) - lo + 1)) {
       ws.entry_slot.resize(nslots);
       map.take_sorted(lo, hi, ws.entry_slot.data());
       for (std::size_t z = 0; z < nslots; ++z) ws.sorted[z] = {ws.entry_slot[z], map.find(ws.entry_slot[z])};
@@ -316,7 +321,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
     } else map.unmark(ws.slot_col.data(), ws.slot_col.data() + nslots);
   }
   if (!ordered) {
-    for (std::size_t z = 0; z < nslots; ++z) ws.sorted[z] = {ws.slot_col[z], static_cast<I>(z)};
+    for (std::size_t z = 0; z < nslots; ++z) ws.sorted[z] = {out_cols ? out_cols[ws.slot_col[z]] : ws.slot_col[z], static_cast<I>(z)};
     sort_small(ws.sorted.data(), ws.sorted.data() + nslots, [](const auto &a, const auto &b) { return a.first < b.first; });
   }
   I *const cols = out.cols.get();
@@ -425,18 +430,92 @@ bool all_finite(const V *v, Count n)
 template <class I, class V>
 struct SpgemmPlan<I, V>::Impl {
   Kernel kernel = Kernel::Rowwise;
-  std::optional<ClusterMatrix<I, V>> clustered;
+  std::optional<ClusterMatrix<I, V>> clustered; // of the working A
   std::vector<I> chunks; // unit boundaries, balanced by flops
-  std::vector<I> order;  // SpgemmOptions::reorder's row order (new to old); empty: natural
   int threads = 1;
-  Count b_nnz = 0;
+  Count a_nnz = 0, b_nnz = 0;
   std::vector<V> ones_a, ones_b; // pattern operands (values == nullptr) count as ones
+
+  // SpgemmOptions::reorder (see "Reordering"); order empty: natural, A and B are used as they are.
+  std::vector<I> order, inverse;   // working row u is A's (and C's) row order[u]; inverse[order[u]] == u
+  bool permute_inner = false;      // A square: A_w = R A R^T, B_w's rows follow R
+  bool permute_output = false;     // and B square: B_w = R B R^T, C's columns follow R
+  bool b_is_a = false;             // B's pattern is A's (A*A): B_w shares A_w's pattern and source map
+  CsrMatrix<I, V> a_w, b_w;        // the working copies (b_w: pattern unused when b_is_a)
+  std::vector<I> a_source, b_source;
+  CsrMatrix<I, V> c_w; // C's rows in working order, columns numbered as B_w's (in C's order within a row)
 
   const V *values_or_ones(const CsrView<I, V> &M, std::vector<V> &ones)
   {
     if (M.values) return M.values;
     ones.assign(M.nnz(), V(1));
     return ones.data();
+  }
+
+  void make_working_copies(const CsrView<I, V> &A, const CsrView<I, V> &B)
+  {
+    inverse = inverse_permutation(order);
+    permute_inner = A.nrows == A.ncols;
+    permute_output = permute_inner && B.nrows == B.ncols;
+    b_is_a = permute_output && A.rowptr == B.rowptr && A.colidx == B.colidx;
+    a_w = permute(CsrView<I, V>{A.nrows, A.ncols, A.rowptr, A.colidx, nullptr}, order.data(), permute_inner ? inverse.data() : nullptr, &a_source);
+    if (permute_inner && !b_is_a)
+      b_w = permute(CsrView<I, V>{B.nrows, B.ncols, B.rowptr, B.colidx, nullptr}, order.data(), permute_output ? inverse.data() : nullptr, &b_source);
+  }
+  // The working operands with A's and B's current values (gathered along the source maps).
+  static void gather(const V *from, const std::vector<I> &source, std::vector<V> &to)
+  {
+    to.resize(source.size());
+    const Count n = static_cast<Count>(source.size());
+#pragma omp parallel for schedule(static) num_threads(threads_for(n))
+    for (Count q = 0; q < n; ++q) to[q] = from[source[q]];
+  }
+  CsrView<I, V> working_a(const CsrView<I, V> &A)
+  {
+    if (order.empty()) return A;
+    if (A.values) gather(A.values, a_source, a_w.values);
+    return CsrView<I, V>{a_w.nrows, a_w.ncols, a_w.rowptr.data(), a_w.colidx.data(), A.values ? a_w.values.data() : nullptr};
+  }
+  CsrView<I, V> working_b(const CsrView<I, V> &A, const CsrView<I, V> &B) // after working_a(A)
+  {
+    if (!permute_inner) return B;
+    const CsrMatrix<I, V> &pattern = b_is_a ? a_w : b_w;
+    const V *values = nullptr;
+    if (b_is_a && B.values == A.values) values = A.values ? a_w.values.data() : nullptr;
+    else if (B.values) {
+      gather(B.values, b_is_a ? a_source : b_source, b_w.values);
+      values = b_w.values.data();
+    }
+    return CsrView<I, V>{pattern.nrows, pattern.ncols, pattern.rowptr.data(), pattern.colidx.data(), values};
+  }
+  // After symbolic: C's pattern with rows in working order and columns in B_w's numbering, which
+  // the numeric phase fills in sequence; its values are then copied row by row into C. (Writing each
+  // working row straight into its scattered place in C took 2.5x the product itself on a shuffled
+  // 7-point A*A: every row waited for its cache lines, prefetch or not; the copy reads rows from
+  // scattered places instead, which the memory system overlaps.)
+  void make_working_output(I ncols, const std::vector<I> &c_rowptr, const std::vector<I> &c_colidx)
+  {
+    if (order.empty()) return;
+    const I n = static_cast<I>(order.size());
+    c_w.nrows = n;
+    c_w.ncols = ncols;
+    c_w.rowptr.resize(static_cast<std::size_t>(n) + 1);
+    c_w.rowptr[0] = 0;
+    for (I u = 0; u < n; ++u) c_w.rowptr[u + 1] = c_w.rowptr[u] + (c_rowptr[order[u] + 1] - c_rowptr[order[u]]);
+    c_w.colidx.resize(c_colidx.size());
+    c_w.values.resize(c_colidx.size());
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(threads_for(static_cast<Count>(c_colidx.size())))
+    for (I u = 0; u < n; ++u) {
+      const I *src = c_colidx.data() + c_rowptr[order[u]];
+      I *dst = c_w.colidx.data() + c_w.rowptr[u];
+      for (I t = 0; t < c_w.rowptr[u + 1] - c_w.rowptr[u]; ++t) dst[t] = permute_output ? inverse[src[t]] : src[t];
+    }
+  }
+  void copy_working_values(const CsrView<I, V> &C, V *c_values) const
+  {
+#pragma omp parallel for schedule(static) num_threads(threads_for(C.nnz()))
+    for (I i = 0; i < C.nrows; ++i)
+      std::copy(c_w.values.data() + c_w.rowptr[inverse[i]], c_w.values.data() + c_w.rowptr[inverse[i] + 1], c_values + C.rowptr[i]);
   }
 };
 
@@ -479,19 +558,24 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   im.b_nnz = B.nnz();
   int nt = threads_for(A.nnz());
 
-  // The row order of SpgemmOptions::reorder, computed once here and kept for every numeric phase.
+  // The ordering of SpgemmOptions::reorder, computed once here, and the working copies of A and B
+  // it implies (see "Reordering"); everything below works on them.
   if (opts.reorder != OrderingType::Natural) {
     const auto to = std::chrono::steady_clock::now();
     im.order = compute_ordering(opts.reorder, A, opts.ordering);
+    im.make_working_copies(A, B);
     st.seconds_ordering = seconds_since(to);
   }
+  im.a_nnz = A.nnz();
+  const CsrView<I, V> Aw = im.working_a(A), Bw = im.working_b(A, B);
+  const I *const out_cols = im.permute_output ? im.order.data() : nullptr; // B_w's columns -> C's
 
   // Per-row flops (64-bit) and their total.
-  std::vector<Count> row_flops(A.nrows);
+  std::vector<Count> row_flops(Aw.nrows);
 #pragma omp parallel for schedule(static) num_threads(nt)
-  for (I i = 0; i < A.nrows; ++i) {
+  for (I i = 0; i < Aw.nrows; ++i) {
     Count f = 0;
-    for (I p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) f += B.row_length(A.colidx[p]);
+    for (I p = Aw.rowptr[i]; p < Aw.rowptr[i + 1]; ++p) f += Bw.row_length(Aw.colidx[p]);
     row_flops[i] = f;
   }
   st.flops = std::accumulate(row_flops.begin(), row_flops.end(), Count(0));
@@ -521,27 +605,17 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
       return static_cast<double>(padding) <= kMaxAutoPaddingRatio * static_cast<double>(M.nnz());
     };
     const bool is_auto = opts.scheme == ClusterScheme::Auto;
-    // With a reordering, clusters are formed along the new order: on a copy of A's pattern with its
-    // rows in that order, whose clusters' row numbers are then mapped back to A's.
-    CsrMatrix<I, V> reordered;
-    if (!im.order.empty()) reordered = rows_in_order(A, im.order);
-    const CsrView<I, V> Ac = im.order.empty() ? A : reordered.view();
-    auto to_rows_of_A = [&](Clustering<I> cl) {
-      if (!im.order.empty())
-        for (I &r : cl.rows) r = im.order[r];
-      return cl;
-    };
     // The sample: the leading rows holding max(kAutoSampleNnz, nnz(A) / kAutoSampleFraction) entries.
     const Count sample_nnz = std::max<Count>(kAutoSampleNnz, A.nnz() / kAutoSampleFraction);
-    const I sample_rows = static_cast<I>(std::lower_bound(Ac.rowptr, Ac.rowptr + Ac.nrows, sample_nnz) - Ac.rowptr);
+    const I sample_rows = static_cast<I>(std::lower_bound(Aw.rowptr, Aw.rowptr + Aw.nrows, sample_nnz) - Aw.rowptr);
     bool pays = true;
-    if (is_auto && sample_rows < A.nrows) {
-      const CsrView<I, V> head{sample_rows, Ac.ncols, Ac.rowptr, Ac.colidx, Ac.values}; // rows [0, sample_rows)
+    if (is_auto && sample_rows < Aw.nrows) {
+      const CsrView<I, V> head{sample_rows, Aw.ncols, Aw.rowptr, Aw.colidx, Aw.values}; // rows [0, sample_rows)
       pays = clusters_pay(head, make_clustering(head, scheme, copts), nullptr);
     }
     if (pays) {
-      im.clustered = ClusterMatrix<I, V>::build(A, to_rows_of_A(make_clustering(Ac, scheme, copts)));
-      if (is_auto && !clusters_pay(A, im.clustered->clusters, &*im.clustered)) im.clustered.reset();
+      im.clustered = ClusterMatrix<I, V>::build(Aw, make_clustering(Aw, scheme, copts));
+      if (is_auto && !clusters_pay(Aw, im.clustered->clusters, &*im.clustered)) im.clustered.reset();
     }
     if (!im.clustered) im.kernel = Kernel::Rowwise;
     st.seconds_clustering = seconds_since(tc);
@@ -549,13 +623,13 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   st.kernel = im.kernel;
 
   UnitSource<I, V> units;
-  units.A = &A;
+  units.A = &Aw;
   units.M = im.clustered ? &*im.clustered : nullptr;
-  const V *b_values = fused ? im.values_or_ones(B, im.ones_b) : nullptr;
+  const V *b_values = fused ? im.values_or_ones(Bw, im.ones_b) : nullptr;
   // Cluster padding times Inf/NaN in B would be NaN (see "Padding"): compute values in numeric().
   const bool values_by_numeric = fused && units.M && !all_finite<I, V>(b_values, B.nnz());
   if (values_by_numeric) fused = false;
-  if (!units.M) units.use_rows(fused ? im.values_or_ones(A, im.ones_a) : nullptr, im.order);
+  if (!units.M) units.use_rows(fused ? im.values_or_ones(Aw, im.ones_a) : nullptr);
   const I nunits = units.count();
 
   // Per-unit work: distinct-column bound (union flops, capped at ncols) and multiply count.
@@ -565,7 +639,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     for (I c = 0; c < nunits; ++c) {
       const Unit<I, V> u = units(c);
       Count f = 0;
-      for (I t = 0; t < u.n; ++t) f += B.row_length(u.cols[t]);
+      for (I t = 0; t < u.n; ++t) f += Bw.row_length(u.cols[t]);
       unit_work[c] = f;
     }
     for (I c = 0; c < nunits; ++c) {
@@ -575,14 +649,17 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     st.num_clusters = nunits;
     st.cluster_padding = units.M->padding();
   } else {
-    for (I u = 0; u < nunits; ++u) unit_work[u] = row_flops[units.order[u]]; // unit u is row order[u]
+    unit_work = row_flops;
     for (I u = 0; u < nunits; ++u) cost_prefix[u + 1] = cost_prefix[u] + unit_work[u] + 1;
   }
   im.chunks = balanced_chunks<I>(cost_prefix, nt * kChunksPerThread);
   const int nchunks = static_cast<int>(im.chunks.size()) - 1;
 
+  // Rows are counted and started by working row; C's row of working row r is c_row(r).
+  auto c_row = [&im](I r) { return im.order.empty() ? r : im.order[r]; };
   std::vector<I> row_count(A.nrows, 0);
   std::vector<Count> row_start(A.nrows, 0);
+  std::vector<int> row_chunk(im.order.empty() ? 0 : A.nrows); // reordered: the chunk holding each working row
   std::vector<ChunkOutput<I, V>> out(nchunks);
   for (int ch = 0; ch < nchunks; ++ch) {
     Count bound = 0;
@@ -603,46 +680,62 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
         const Count work = std::min<Count>(unit_work[uidx], B.ncols);
         const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(work, B.ncols));
         auto run = [&](auto &map) {
-          if (u.s > 1 && fused) symbolic_unit<false, true>(u, work, B, b_values, map, ws, out[ch], row_count.data(), row_start.data());
-          else if (u.s > 1) symbolic_unit<false, false>(u, work, B, b_values, map, ws, out[ch], row_count.data(), row_start.data());
-          else if (fused) symbolic_unit<true, true>(u, work, B, b_values, map, ws, out[ch], row_count.data(), row_start.data());
-          else symbolic_unit<true, false>(u, work, B, b_values, map, ws, out[ch], row_count.data(), row_start.data());
+          auto unit = [&](auto row_wise, auto with_values) {
+            symbolic_unit<decltype(row_wise)::value, decltype(with_values)::value>(u, work, Bw, b_values, out_cols, map, ws, out[ch],
+                                                                                   row_count.data(), row_start.data());
+          };
+          using Yes = std::true_type;
+          using No = std::false_type;
+          if (u.s > 1 && fused) unit(No{}, Yes{});
+          else if (u.s > 1) unit(No{}, No{});
+          else if (fused) unit(Yes{}, Yes{});
+          else unit(Yes{}, No{});
         };
         if (dense) {
+          // Row-wise pattern only, in C's own columns: the bitmap suffices.
           if (u.s > 1 || fused) ws.dense.prepare(B.ncols);
-          else ws.dense.prepare_marks(B.ncols); // row-wise pattern only: the bitmap suffices
+          else ws.dense.prepare_marks(B.ncols);
           dense_rows += u.s;
           run(ws.dense);
         } else run(ws.hash);
+        if (!row_chunk.empty())
+          for (I l = 0; l < u.s; ++l) row_chunk[u.rows[l]] = ch;
       }
     }
   }
   st.rows_dense = dense_rows;
 
-  // Row pointer: 64-bit prefix sum, checked before C's column array is allocated.
+  // Row pointer: 64-bit prefix sum in C's row order, checked before C's column array is allocated.
   Count nnz = 0;
   for (I i = 0; i < A.nrows; ++i) nnz += row_count[i];
   checked_index<I>(nnz, "nnz(C)");
   c_rowptr.resize(static_cast<std::size_t>(A.nrows) + 1);
   c_rowptr[0] = 0;
-  for (I i = 0; i < A.nrows; ++i) c_rowptr[i + 1] = c_rowptr[i] + row_count[i];
+  for (I i = 0; i < A.nrows; ++i) c_rowptr[i + 1] = c_rowptr[i] + row_count[im.order.empty() ? i : im.inverse[i]];
   c_colidx.resize(static_cast<std::size_t>(nnz));
   if (fused) c_values->resize(static_cast<std::size_t>(nnz));
+  auto copy_row = [&](I r, const ChunkOutput<I, V> &from) { // working row r into C's row c_row(r)
+    std::copy_n(from.cols.get() + row_start[r], row_count[r], c_colidx.begin() + c_rowptr[c_row(r)]);
+    if (fused) std::copy_n(from.vals.get() + row_start[r], row_count[r], c_values->begin() + c_rowptr[c_row(r)]);
+  };
+  if (im.order.empty()) { // chunk after chunk, each freed once copied
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-  for (int ch = 0; ch < nchunks; ++ch) {
-    for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
-      const Unit<I, V> u = units(uidx);
-      for (I l = 0; l < u.s; ++l) {
-        const I r = u.rows[l];
-        std::copy_n(out[ch].cols.get() + row_start[r], row_count[r], c_colidx.begin() + c_rowptr[r]);
-        if (fused) std::copy_n(out[ch].vals.get() + row_start[r], row_count[r], c_values->begin() + c_rowptr[r]);
+    for (int ch = 0; ch < nchunks; ++ch) {
+      for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
+        const Unit<I, V> u = units(uidx);
+        for (I l = 0; l < u.s; ++l) copy_row(u.rows[l], out[ch]);
       }
+      out[ch].cols.reset();
+      out[ch].vals.reset();
     }
-    out[ch].cols.reset();
-    out[ch].vals.reset();
+  } else { // in C's row order, gathering rows from the chunks (see make_working_output)
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (I i = 0; i < A.nrows; ++i) copy_row(im.inverse[i], out[row_chunk[im.inverse[i]]]);
   }
+  out.clear();
   if (opts.include_diagonal) nnz += insert_missing_diagonal(B.ncols, c_rowptr, c_colidx, fused ? c_values : static_cast<std::vector<V> *>(nullptr));
   st.nnz_c = nnz;
+  im.make_working_output(B.ncols, c_rowptr, c_colidx);
   if (values_by_numeric) {
     c_values->resize(nnz);
     plan.numeric(A, B, CsrView<I, V>{A.nrows, B.ncols, c_rowptr.data(), c_colidx.data(), nullptr}, c_values->data());
@@ -655,27 +748,33 @@ template <class I, class V>
 void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, const CsrView<I, V> &C, V *c_values)
 {
   Impl &im = *impl_;
-  if (A.ncols != B.nrows || C.nrows != A.nrows || C.ncols != B.ncols || B.nnz() != im.b_nnz)
+  if (A.ncols != B.nrows || C.nrows != A.nrows || C.ncols != B.ncols || A.nnz() != im.a_nnz || B.nnz() != im.b_nnz ||
+      (!im.order.empty() && C.nnz() != im.c_w.nnz()))
     throw std::invalid_argument("C = A*B numeric: operands do not match the symbolic phase");
   const ScopedMaxThreads team(im.threads);
   const int nt = threads_for(stats_.flops + A.nnz());
-  const V *b_values = im.values_or_ones(B, im.ones_b);
+  const CsrView<I, V> Aw = im.working_a(A), Bw = im.working_b(A, B);
+  const V *b_values = im.values_or_ones(Bw, im.ones_b);
+  // The working C: C itself, or its rows in working order (see make_working_output).
+  const bool reordered = !im.order.empty();
+  const CsrView<I, V> Cw = reordered ? im.c_w.view() : C;
+  V *const cw_values = reordered ? im.c_w.values.data() : c_values;
 
   UnitSource<I, V> units;
-  units.A = &A;
+  units.A = &Aw;
   bool clustered = im.clustered.has_value();
   if (clustered && !all_finite<I, V>(b_values, B.nnz())) clustered = false; // see "Padding" above
   if (clustered) {
     if (static_cast<Count>(im.clustered->scatter.size()) != A.nnz())
       throw std::invalid_argument("C = A*B numeric: A's pattern changed since the symbolic phase");
-    im.clustered->refresh_values(A);
+    im.clustered->refresh_values(Aw);
     units.M = &*im.clustered;
-  } else units.use_rows(im.values_or_ones(A, im.ones_a), im.order);
+  } else units.use_rows(im.values_or_ones(Aw, im.ones_a));
   // Chunks were balanced for the symbolic kernel's units; a row-wise fallback re-balances by rows.
   std::vector<I> chunks = im.chunks;
   if (!clustered && im.clustered) {
     std::vector<Count> prefix(static_cast<std::size_t>(A.nrows) + 1, 0);
-    for (I u = 0; u < A.nrows; ++u) prefix[u + 1] = prefix[u] + C.row_length(units.order[u]) + 1; // unit u is row order[u]
+    for (I u = 0; u < A.nrows; ++u) prefix[u + 1] = prefix[u] + Cw.row_length(u) + 1;
     chunks = balanced_chunks<I>(prefix, nt * kChunksPerThread);
   }
   const int nchunks = static_cast<int>(chunks.size()) - 1;
@@ -688,12 +787,12 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
       for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
         const Unit<I, V> u = units(uidx);
         Count expected = 0;
-        for (I l = 0; l < u.s; ++l) expected += C.row_length(u.rows[l]);
+        for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
         expected = std::min<Count>(expected, C.ncols);
         const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(expected, C.ncols));
         auto run = [&](auto &map) {
-          if (u.s > 1) numeric_unit<false>(u, expected, B, b_values, C, c_values, map, ws);
-          else numeric_unit<true>(u, expected, B, b_values, C, c_values, map, ws);
+          if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
+          else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
         };
         if (dense) {
           if (u.s > 1) ws.dense.prepare(C.ncols); // row-wise dense uses ws.dense_position instead
@@ -702,6 +801,7 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
       }
     }
   }
+  if (reordered) im.copy_working_values(C, c_values);
 }
 
 template <class I, class V>

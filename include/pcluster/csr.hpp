@@ -73,6 +73,13 @@ void validate(const CsrView<I, V> &A, const char *name);
 template <class I, class V>
 CsrMatrix<I, V> transpose(const CsrView<I, V> &A, std::vector<I> *source = nullptr);
 
+// P A Q^T: row r of the result is row row_order[r] of A (row_order: new -> old, nullptr keeps A's
+// rows), column j of A becomes column col_new[j] (col_new: old -> new, nullptr keeps A's columns).
+// Rows come out sorted. With source, source[q] is the position in A of the result's entry q, so the
+// values of a permuted copy are refreshed by a gather, as for transpose().
+template <class I, class V>
+CsrMatrix<I, V> permute(const CsrView<I, V> &A, const I *row_order, const I *col_new, std::vector<I> *source = nullptr);
+
 // Adds the missing diagonal entries (i,i), i < min(nrows, ncols), to a CSR pattern with sorted rows
 // (values, if given, get 0 there): PETSc's MAT_FORCE_DIAGONAL_ENTRIES. O(nnz), and no copy when
 // every diagonal entry is present. Returns the number added.

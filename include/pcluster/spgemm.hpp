@@ -39,9 +39,13 @@ struct SpgemmOptions {
   int row_block_size = 1; // block size of A's rows (dofs per node), a hint for ClusterScheme::Auto
   Accumulator accumulator = Accumulator::Auto;
   int num_threads = 0; // 0: omp_get_max_threads()
-  // Rows of A are processed (and clustered) in this ordering's order, computed by the symbolic phase
-  // and kept for every numeric phase; C keeps A's row order. Hierarchical clustering groups rows by
-  // similarity whatever their order; with a reordering its clusters are laid out in the new order.
+  // The product runs on copies of A and B permuted by this ordering of A's rows (computed by the
+  // symbolic phase, kept for every numeric phase): A's rows, and when A is square its columns (the
+  // inner dimension), and when B is square too B's columns; C still comes out in the caller's row and
+  // column order (src/spgemm.cpp, "Reordering"). Clusters are formed on the permuted A: fixed and
+  // variable clustering group neighbours in the new order; hierarchical clustering groups rows by
+  // similarity whatever their order, so the ordering then only decides where its clusters sit.
+  // Costs memory for the copies of A (and B) and a gather of their values per numeric phase.
   OrderingType reorder = OrderingType::Natural;
   OrderingOptions ordering;
   // C's pattern also holds every diagonal entry (i,i), i < min(nrows, ncols), zero where the product
@@ -87,6 +91,7 @@ class SpgemmPlan {
 
   const SpgemmOptions &options() const { return opts_; }
   const SpgemmStats &stats() const { return stats_; }
+  // Clusters of A's rows (row numbers of the working A: A's own unless SpgemmOptions::reorder is set).
   const Clustering<I> *clustering() const;
 
   SpgemmPlan();

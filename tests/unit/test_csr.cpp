@@ -159,3 +159,34 @@ TEST_CASE("transpose is the same for any number of threads, and its source map g
   }
   omp_set_num_threads(saved);
 }
+
+TEMPLATE_TEST_CASE("permute is P A Q^T with a source map that gathers the values", "[csr]", std::int32_t, std::int64_t)
+{
+  using I = TestType;
+  // Large enough for the parallel path; empty rows and columns, and a rectangular shape.
+  Dense2 D = pctest::random_matrix(400, 300, 0.12, 17);
+  pctest::zero_rows(D, {0, 399});
+  pctest::zero_cols(D, {5});
+  const auto A = pctest::to_csr<I>(D);
+  std::vector<I> rows(400), cols(300);
+  for (I r = 0; r < 400; ++r) rows[r] = (r * 7 + 3) % 400;  // new -> old (7 is prime to 400)
+  for (I j = 0; j < 300; ++j) cols[j] = (j * 11 + 5) % 300; // old -> new (11 is prime to 300)
+  for (bool permute_rows : {false, true})
+    for (bool permute_cols : {false, true}) {
+      INFO("rows " << permute_rows << " cols " << permute_cols);
+      Dense2 want;
+      want.nrows = 400;
+      want.ncols = 300;
+      std::vector<I> new_row(400);
+      for (I r = 0; r < 400; ++r) new_row[permute_rows ? rows[r] : r] = r;
+      for (const auto &e : D.entries)
+        want.entries[{new_row[e.first.first], permute_cols ? cols[e.first.second] : e.first.second}] = e.second;
+      std::vector<I> source;
+      const auto P = permute<I, double>(A.view(), permute_rows ? rows.data() : nullptr, permute_cols ? cols.data() : nullptr, &source);
+      CHECK(pctest::compare_csr<I>(want, P, 0.0) == "");
+      REQUIRE(source.size() == P.colidx.size());
+      bool gathers = true;
+      for (std::size_t q = 0; q < source.size(); ++q) gathers = gathers && P.values[q] == A.values[source[q]];
+      CHECK(gathers);
+    }
+}

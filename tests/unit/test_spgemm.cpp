@@ -472,6 +472,32 @@ TEST_CASE("in-product reordering: every ordering gives the product in A's row or
         std::vector<double> v(P.colidx.size(), -1.0);
         plan.numeric(A2c.view(), B2c.view(), CsrView<I, double>{A.nrows, B.ncols, P.rowptr.data(), P.colidx.data(), nullptr}, v.data());
         CHECK(pctest::compare_csr<I>(pctest::reference_product(A2, B2), ref.nrows, ref.ncols, P.rowptr, P.colidx, v.data()) == "");
+        if (c.A.nrows != c.A.ncols) continue;
+        // A*A with one matrix as both operands (B's working copy is A's), fused and two-phase, with
+        // the forced diagonal; then reuse with new values, the same and then distinct arrays.
+        SpgemmOptions od = o;
+        od.include_diagonal = true;
+        Dense2 sq = pctest::reference_product(c.A, c.A);
+        for (std::int64_t d = 0; d < c.A.nrows; ++d) sq.entries.emplace(std::make_pair(d, d), 0.0);
+        std::vector<I> fi, fj;
+        std::vector<double> fv;
+        SpgemmPlan<I, double>::symbolic(A.view(), A.view(), od, fi, fj, &fv);
+        CHECK(pctest::compare_csr<I>(sq, sq.nrows, sq.ncols, fi, fj, fv.data()) == "");
+        SpgemmPlan<I, double> sqplan;
+        const Product<I> S = run<I>(A.view(), A.view(), od, &sqplan);
+        CHECK(pctest::compare_csr<I>(sq, sq.nrows, sq.ncols, S.rowptr, S.colidx, S.values.data()) == "");
+        const CsrView<I, double> Sv{A.nrows, A.nrows, S.rowptr.data(), S.colidx.data(), nullptr};
+        std::vector<double> w(S.colidx.size(), -1.0);
+        sqplan.numeric(A2c.view(), A2c.view(), Sv, w.data());
+        Dense2 sq2 = pctest::reference_product(A2, A2);
+        for (std::int64_t d = 0; d < c.A.nrows; ++d) sq2.entries.emplace(std::make_pair(d, d), 0.0);
+        CHECK(pctest::compare_csr<I>(sq2, sq2.nrows, sq2.ncols, S.rowptr, S.colidx, w.data()) == "");
+        const Dense2 A3 = pctest::revalue(c.A, 5);
+        const auto A3c = pctest::to_csr<I>(A3);
+        sqplan.numeric(A2c.view(), A3c.view(), Sv, w.data());
+        Dense2 sq3 = pctest::reference_product(A2, A3);
+        for (std::int64_t d = 0; d < c.A.nrows; ++d) sq3.entries.emplace(std::make_pair(d, d), 0.0);
+        CHECK(pctest::compare_csr<I>(sq3, sq3.nrows, sq3.ncols, S.rowptr, S.colidx, w.data()) == "");
       }
     }
   }
