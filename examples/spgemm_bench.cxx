@@ -80,9 +80,8 @@ static const char help[] =
 #include <petscviewer.h>
 #include <petsccluster.h>
 
-#include "pcluster/generators.hpp"
-#include "pcluster/matrix_market.hpp"
 #include "pcluster/ordering.hpp"
+#include "problem.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -105,8 +104,6 @@ extern "C" {
 }
 #endif
 
-using Csr = pcluster::CsrMatrix<PetscInt, PetscScalar>;
-
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -125,171 +122,6 @@ int MaxThreads()
 #else
   return 1;
 #endif
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* The matrix                                                                                  */
-
-struct Problem {
-  std::string name;
-  std::string gen;  /* p7, s27, e27, rmat, rgg; empty for a file */
-  std::string file;
-  PetscInt    n = 0;
-  PetscInt    shuffle = -1; /* seed, or -1 for none */
-  PetscInt    shuffle_bs = 1;
-  PetscInt    gen_seed = 1;
-};
-
-/* Coordinates of the rows' grid nodes (x, y, z per node, in A's numbering, shuffle included) for
-   e27, whose near-null space (rigid body modes) needs them; empty for every other input. */
-std::vector<PetscScalar> NodeCoordinates(const Problem &p)
-{
-  std::vector<PetscScalar> xyz;
-  if (p.gen != "e27" || !p.file.empty()) return xyz;
-  const PetscInt nodes = p.n * p.n * p.n;
-  std::vector<PetscInt> perm; /* perm[old node] = new node, as permute_symmetric draws it */
-  if (p.shuffle >= 0) perm = pcluster::random_permutation<PetscInt>(nodes, static_cast<std::uint64_t>(p.shuffle));
-  xyz.resize(3 * static_cast<std::size_t>(nodes));
-  for (PetscInt node = 0; node < nodes; ++node) { /* the generator's numbering: x fastest */
-    const std::size_t k = 3 * static_cast<std::size_t>(perm.empty() ? node : perm[node]);
-    xyz[k]              = node % p.n;
-    xyz[k + 1]          = (node / p.n) % p.n;
-    xyz[k + 2]          = node / (p.n * p.n);
-  }
-  return xyz;
-}
-
-Csr Generate(const Problem &p)
-{
-  const std::uint64_t seed = static_cast<std::uint64_t>(p.gen_seed);
-  if (p.gen == "p7") return pcluster::poisson3d_7pt<PetscInt, PetscScalar>(p.n, seed);
-  if (p.gen == "s27") return pcluster::stencil3d_27pt<PetscInt, PetscScalar>(p.n, seed);
-  if (p.gen == "e27") return pcluster::elasticity3d_27pt<PetscInt, PetscScalar>(p.n, seed);
-  if (p.gen == "rmat") return pcluster::rmat<PetscInt, PetscScalar>(static_cast<int>(p.n), 16, true, seed);
-  if (p.gen == "rgg") return pcluster::random_geometric_2d<PetscInt, PetscScalar>(p.n, 5.0, false, seed);
-  throw std::invalid_argument("unknown generator '" + p.gen + "' (valid: p7 s27 e27 rmat rgg)");
-}
-
-PetscErrorCode MatFromCsr(const Csr &M, PetscInt bs, Mat *A)
-{
-  PetscFunctionBegin;
-  PetscCall(MatCreate(PETSC_COMM_SELF, A));
-  PetscCall(MatSetSizes(*A, M.nrows, M.ncols, M.nrows, M.ncols));
-  PetscCall(MatSetBlockSize(*A, bs));
-  PetscCall(MatSetType(*A, MATSEQAIJ));
-  PetscCall(MatSeqAIJSetPreallocationCSR(*A, M.rowptr.data(), M.colidx.data(), M.values.data()));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode CsrFromMat(Mat A, Csr *M)
-{
-  PetscInt           n, m;
-  const PetscInt    *ia, *ja;
-  const PetscScalar *va;
-  PetscBool          done;
-
-  PetscFunctionBegin;
-  PetscCall(MatGetSize(A, &m, &n));
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ is not supported by this matrix type");
-  PetscCall(MatSeqAIJGetArrayRead(A, &va));
-  M->nrows = m;
-  M->ncols = n;
-  M->rowptr.assign(ia, ia + m + 1);
-  M->colidx.assign(ja, ja + ia[m]);
-  M->values.assign(va, va + ia[m]);
-  PetscCall(MatSeqAIJRestoreArrayRead(A, &va));
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
-  PetscFunctionReturn(0);
-}
-
-bool EndsWith(const std::string &s, const std::string &suffix)
-{
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-/* Builds A (MATSEQAIJ, row block size bs) and its CSR copy (used for flops and the GraphBLAS import). */
-PetscErrorCode BuildProblem(const Problem &p, PetscInt bs, Mat *A, Csr *M)
-{
-  PetscFunctionBegin;
-  if (!p.file.empty() && !EndsWith(p.file, ".mtx")) {
-    PetscViewer viewer;
-    Mat         L;
-    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, p.file.c_str(), FILE_MODE_READ, &viewer));
-    PetscCall(MatCreate(PETSC_COMM_SELF, &L));
-    PetscCall(MatSetType(L, MATSEQAIJ));
-    PetscCall(MatLoad(L, viewer));
-    PetscCall(PetscViewerDestroy(&viewer));
-    PetscCall(CsrFromMat(L, M));
-    PetscCall(MatDestroy(&L));
-  } else {
-    try {
-      *M = p.file.empty() ? Generate(p) : pcluster::read_matrix_market<PetscInt, PetscScalar>(p.file);
-    } catch (const std::exception &e) {
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s", e.what());
-    }
-  }
-  if (p.shuffle >= 0) {
-    PetscCheck(M->nrows == M->ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-shuffle: %s is %" PetscInt_FMT " x %" PetscInt_FMT ", not square", p.name.c_str(),
-               M->nrows, M->ncols);
-    PetscCheck(p.shuffle_bs >= 1 && M->nrows % p.shuffle_bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-               "-shuffle_block_size %" PetscInt_FMT " does not divide the size %" PetscInt_FMT, p.shuffle_bs, M->nrows);
-    PetscCallCXX(*M = pcluster::permute_symmetric(M->view(), static_cast<std::uint64_t>(p.shuffle), static_cast<int>(p.shuffle_bs)));
-  }
-  PetscCheck(M->nrows % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: block size %" PetscInt_FMT " does not divide the %" PetscInt_FMT " rows", p.name.c_str(), bs, M->nrows);
-  PetscCall(MatFromCsr(*M, bs, A));
-  PetscFunctionReturn(0);
-}
-
-/* The standard generated suite of design/benchmarks.md; scale multiplies the number of rows. */
-std::vector<Problem> StandardSuite(double scale)
-{
-  const double lin3 = std::cbrt(scale);
-  auto grid = [&](PetscInt n) { return std::max<PetscInt>(2, static_cast<PetscInt>(std::lround(n * lin3))); };
-  const PetscInt rmat_scale = std::max<PetscInt>(4, 14 + static_cast<PetscInt>(std::lround(std::log2(scale))));
-  const PetscInt rgg_points = std::max<PetscInt>(100, static_cast<PetscInt>(std::lround(2000000 * scale)));
-  const PetscInt seed       = 2024; /* the permutation of every shuffled suite matrix */
-  std::vector<Problem> s;
-  auto add = [&](const std::string &gen, PetscInt n, PetscInt shuffle, PetscInt bs) {
-    Problem p;
-    p.gen        = gen;
-    p.n          = n;
-    p.shuffle    = shuffle;
-    p.shuffle_bs = bs;
-    s.push_back(p);
-  };
-  add("p7", grid(100), -1, 1);
-  add("p7", grid(100), seed, 1);
-  add("s27", grid(64), -1, 1);
-  add("s27", grid(64), seed, 1);
-  add("e27", grid(32), -1, 3);
-  add("e27", grid(32), seed, 3);
-  add("rmat", rmat_scale, -1, 1);
-  add("rgg", rgg_points, seed, 1);
-  add("rgg", rgg_points, -1, 1);
-  return s;
-}
-
-std::string ProblemName(const Problem &p)
-{
-  std::string name;
-  if (!p.file.empty()) {
-    const std::size_t slash = p.file.find_last_of('/');
-    name = slash == std::string::npos ? p.file : p.file.substr(slash + 1);
-  } else {
-    const char *what = p.gen == "rmat" ? "_s" : "_n";
-    name = p.gen + what + std::to_string(static_cast<long long>(p.n));
-  }
-  if (p.shuffle >= 0) name += "_shuffled" + std::to_string(static_cast<long long>(p.shuffle));
-  return name;
-}
-
-/* multiply-adds of A*B: sum over stored A(i,k) of nnz(B(k,:)) */
-PetscInt64 Flops(const Csr &MA, const Csr &MB)
-{
-  PetscInt64 f = 0;
-  for (std::size_t k = 0; k < MA.colidx.size(); ++k) f += MB.rowptr[MA.colidx[k] + 1] - MB.rowptr[MA.colidx[k]];
-  return f;
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -122,7 +122,7 @@ struct ProductPlan<I, V>::Impl {
 template <class I, class V>
 ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vector<CsrView<I, V>> &ops, const SpgemmOptions &options,
                                               std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values,
-                                              const std::vector<BlockSizes> &block_sizes)
+                                              const std::vector<BlockSizes> &block_sizes, std::shared_ptr<const LeftAnalysis<I>> a_analysis)
 {
   const auto t0 = std::chrono::steady_clock::now();
   product_dimensions(type, ops); // throws on a mismatch, naming the operands' sizes
@@ -150,14 +150,15 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
       o.row_block_size = bs[spec.left].rows;
       o.include_diagonal = options.include_diagonal && spec.out == kResult; // a property of the result only
       o.check_operands = false;
+      const std::shared_ptr<const LeftAnalysis<I>> reuse = spec.left == 0 ? a_analysis : nullptr;
       if (spec.out == kResult) {
-        step.spgemm = SpgemmPlan<I, V>::symbolic(L, R, o, c_rowptr, c_colidx, c_values);
+        step.spgemm = SpgemmPlan<I, V>::symbolic(L, R, o, c_rowptr, c_colidx, c_values, reuse);
         im.nnz_result = static_cast<Count>(c_colidx.size());
       } else {
         CsrMatrix<I, V> &T = im.temps[spec.out - kTemp0];
         T.nrows = L.nrows;
         T.ncols = R.ncols;
-        step.spgemm = SpgemmPlan<I, V>::symbolic(L, R, o, T.rowptr, T.colidx, c_values ? &T.values : nullptr);
+        step.spgemm = SpgemmPlan<I, V>::symbolic(L, R, o, T.rowptr, T.colidx, c_values ? &T.values : nullptr, reuse);
       }
       bs[spec.out] = {bs[spec.left].rows, bs[spec.right].cols};
       im.flops += step.spgemm.stats().flops;
@@ -213,6 +214,13 @@ template <class I, class V>
 double ProductPlan<I, V>::seconds_symbolic() const { return impl_->seconds_symbolic; }
 template <class I, class V>
 double ProductPlan<I, V>::seconds_clustering() const { return impl_->seconds_clustering; }
+template <class I, class V>
+std::shared_ptr<const LeftAnalysis<I>> ProductPlan<I, V>::a_analysis() const
+{
+  for (const typename Impl::Step &step : impl_->steps)
+    if (!step.spec.transpose && step.spec.left == 0) return step.spgemm.left_analysis();
+  return nullptr;
+}
 
 template <class I, class V>
 std::vector<ProductStep> ProductPlan<I, V>::steps() const

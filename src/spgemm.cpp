@@ -28,10 +28,12 @@
 // fetch rows of B_w that are neighbours in memory; when B is square too, so do B's columns, C's
 // (Q = R), so that a working row's output columns fall in a narrow window of the accumulator.
 // (A row order alone does not pay: the rows of B and the accumulator stay scattered, and C's rows
-// are written in a scattered order on top.) No permuted C is ever stored: working row u is C's row
-// order[u], and its working columns are relabelled to C's and sorted (symbolic) or looked up
-// through C's columns translated to working columns (numeric). Every numeric phase refreshes
-// A_w's (and B_w's) values by a gather along the copies' source maps.
+// are written in a scattered order on top.) Working row u is C's row order[u]: the symbolic phase
+// relabels its columns to C's, sorts them and copies the rows into C's order; the numeric phase
+// fills a copy of C's pattern in working order (rows order[u], columns in B_w's numbering) and
+// copies its rows into C. Every numeric phase refreshes A_w's (and B_w's) values by a gather
+// along the copies' source maps. The ordering, and the clusters formed on A_w, can be handed to
+// the next product with the same A (LeftAnalysis).
 //
 // Padding: cluster-wise numeric multiplies the explicit zeros of CSR_Cluster too (that is what
 // lets the s-wide update vectorise). 0*b is an exact zero for finite b, so values are unchanged;
@@ -427,8 +429,24 @@ bool all_finite(const V *v, Count n)
 
 } // namespace
 
+template <class I>
+bool LeftAnalysis<I>::fits(I a_nrows, I a_ncols, Count a_nnz, const SpgemmOptions &o) const
+{
+  const SpgemmOptions &m = options;
+  const ClusteringOptions &mc = m.clustering, &oc = o.clustering;
+  const OrderingOptions &mo = m.ordering, &oo = o.ordering;
+  const bool same_clusters = m.kernel == o.kernel && (o.kernel == Kernel::Rowwise ||
+                              (m.scheme == o.scheme && m.row_block_size == o.row_block_size && mc.cluster_size == oc.cluster_size &&
+                               mc.jaccard_threshold == oc.jaccard_threshold && mc.hierarchical_topk == oc.hierarchical_topk));
+  const bool same_order = m.reorder == o.reorder && (o.reorder == OrderingType::Natural ||
+                           (mo.seed == oo.seed && mo.parts == oo.parts && mo.hub_fraction == oo.hub_fraction &&
+                            mo.gray_bits == oo.gray_bits && mo.gray_dense_fraction == oo.gray_dense_fraction));
+  return nrows == a_nrows && ncols == a_ncols && nnz == a_nnz && same_clusters && same_order;
+}
+
 template <class I, class V>
 struct SpgemmPlan<I, V>::Impl {
+  std::shared_ptr<const LeftAnalysis<I>> left;
   Kernel kernel = Kernel::Rowwise;
   std::optional<ClusterMatrix<I, V>> clustered; // of the working A
   std::vector<I> chunks; // unit boundaries, balanced by flops
@@ -436,14 +454,19 @@ struct SpgemmPlan<I, V>::Impl {
   Count a_nnz = 0, b_nnz = 0;
   std::vector<V> ones_a, ones_b; // pattern operands (values == nullptr) count as ones
 
-  // SpgemmOptions::reorder (see "Reordering"); order empty: natural, A and B are used as they are.
-  std::vector<I> order, inverse;   // working row u is A's (and C's) row order[u]; inverse[order[u]] == u
-  bool permute_inner = false;      // A square: A_w = R A R^T, B_w's rows follow R
-  bool permute_output = false;     // and B square: B_w = R B R^T, C's columns follow R
-  bool b_is_a = false;             // B's pattern is A's (A*A): B_w shares A_w's pattern and source map
-  CsrMatrix<I, V> a_w, b_w;        // the working copies (b_w: pattern unused when b_is_a)
-  std::vector<I> a_source, b_source;
+  // SpgemmOptions::reorder (see "Reordering"): with left->order empty, A and B are used as they are.
+  // A_w's pattern is the analysis' (shared by every product with this A); its values, B_w and C_w
+  // are this plan's.
+  bool permute_inner = false;  // A square: A_w = R A R^T, B_w's rows follow R
+  bool permute_output = false; // and B square: B_w = R B R^T, C's columns follow R
+  bool b_is_a = false;         // B's pattern is A's (A*A): B_w is A_w
+  std::vector<V> a_w_values;
+  CsrMatrix<I, V> b_w; // pattern unused when b_is_a
+  std::vector<I> b_source;
   CsrMatrix<I, V> c_w; // C's rows in working order, columns numbered as B_w's (in C's order within a row)
+
+  const std::vector<I> &order() const { return left->order; }
+  const std::vector<I> &inverse() const { return left->inverse; }
 
   const V *values_or_ones(const CsrView<I, V> &M, std::vector<V> &ones)
   {
@@ -452,15 +475,24 @@ struct SpgemmPlan<I, V>::Impl {
     return ones.data();
   }
 
-  void make_working_copies(const CsrView<I, V> &A, const CsrView<I, V> &B)
+  // A_w's pattern into the analysis being made (its order set).
+  static void make_working_a(const CsrView<I, V> &A, LeftAnalysis<I> &made)
   {
-    inverse = inverse_permutation(order);
+    made.inverse = inverse_permutation(made.order);
+    const bool inner = A.nrows == A.ncols;
+    CsrMatrix<I, V> Aw = permute(CsrView<I, V>{A.nrows, A.ncols, A.rowptr, A.colidx, nullptr}, made.order.data(), inner ? made.inverse.data() : nullptr,
+                                 &made.a_w_source);
+    made.a_w_rowptr = std::move(Aw.rowptr);
+    made.a_w_colidx = std::move(Aw.colidx);
+  }
+  // B_w for this product (after left is set).
+  void make_working_b(const CsrView<I, V> &A, const CsrView<I, V> &B)
+  {
     permute_inner = A.nrows == A.ncols;
     permute_output = permute_inner && B.nrows == B.ncols;
     b_is_a = permute_output && A.rowptr == B.rowptr && A.colidx == B.colidx;
-    a_w = permute(CsrView<I, V>{A.nrows, A.ncols, A.rowptr, A.colidx, nullptr}, order.data(), permute_inner ? inverse.data() : nullptr, &a_source);
     if (permute_inner && !b_is_a)
-      b_w = permute(CsrView<I, V>{B.nrows, B.ncols, B.rowptr, B.colidx, nullptr}, order.data(), permute_output ? inverse.data() : nullptr, &b_source);
+      b_w = permute(CsrView<I, V>{B.nrows, B.ncols, B.rowptr, B.colidx, nullptr}, order().data(), permute_output ? inverse().data() : nullptr, &b_source);
   }
   // The working operands with A's and B's current values (gathered along the source maps).
   static void gather(const V *from, const std::vector<I> &source, std::vector<V> &to)
@@ -472,21 +504,24 @@ struct SpgemmPlan<I, V>::Impl {
   }
   CsrView<I, V> working_a(const CsrView<I, V> &A)
   {
-    if (order.empty()) return A;
-    if (A.values) gather(A.values, a_source, a_w.values);
-    return CsrView<I, V>{a_w.nrows, a_w.ncols, a_w.rowptr.data(), a_w.colidx.data(), A.values ? a_w.values.data() : nullptr};
+    if (order().empty()) return A;
+    if (A.values) gather(A.values, left->a_w_source, a_w_values);
+    return CsrView<I, V>{A.nrows, A.ncols, left->a_w_rowptr.data(), left->a_w_colidx.data(), A.values ? a_w_values.data() : nullptr};
   }
   CsrView<I, V> working_b(const CsrView<I, V> &A, const CsrView<I, V> &B) // after working_a(A)
   {
     if (!permute_inner) return B;
-    const CsrMatrix<I, V> &pattern = b_is_a ? a_w : b_w;
-    const V *values = nullptr;
-    if (b_is_a && B.values == A.values) values = A.values ? a_w.values.data() : nullptr;
-    else if (B.values) {
-      gather(B.values, b_is_a ? a_source : b_source, b_w.values);
-      values = b_w.values.data();
+    if (b_is_a) {
+      const V *values = nullptr;
+      if (B.values == A.values) values = A.values ? a_w_values.data() : nullptr;
+      else if (B.values) {
+        gather(B.values, left->a_w_source, b_w.values);
+        values = b_w.values.data();
+      }
+      return CsrView<I, V>{B.nrows, B.ncols, left->a_w_rowptr.data(), left->a_w_colidx.data(), values};
     }
-    return CsrView<I, V>{pattern.nrows, pattern.ncols, pattern.rowptr.data(), pattern.colidx.data(), values};
+    if (B.values) gather(B.values, b_source, b_w.values);
+    return CsrView<I, V>{b_w.nrows, b_w.ncols, b_w.rowptr.data(), b_w.colidx.data(), B.values ? b_w.values.data() : nullptr};
   }
   // After symbolic: C's pattern with rows in working order and columns in B_w's numbering, which
   // the numeric phase fills in sequence; its values are then copied row by row into C. (Writing each
@@ -495,6 +530,7 @@ struct SpgemmPlan<I, V>::Impl {
   // scattered places instead, which the memory system overlaps.)
   void make_working_output(I ncols, const std::vector<I> &c_rowptr, const std::vector<I> &c_colidx)
   {
+    const std::vector<I> &order = this->order(), &inverse = this->inverse();
     if (order.empty()) return;
     const I n = static_cast<I>(order.size());
     c_w.nrows = n;
@@ -513,6 +549,7 @@ struct SpgemmPlan<I, V>::Impl {
   }
   void copy_working_values(const CsrView<I, V> &C, V *c_values) const
   {
+    const std::vector<I> &inverse = this->inverse();
 #pragma omp parallel for schedule(static) num_threads(threads_for(C.nnz()))
     for (I i = 0; i < C.nrows; ++i)
       std::copy(c_w.values.data() + c_w.rowptr[inverse[i]], c_w.values.data() + c_w.rowptr[inverse[i] + 1], c_values + C.rowptr[i]);
@@ -535,8 +572,15 @@ const Clustering<I> *SpgemmPlan<I, V>::clustering() const
 }
 
 template <class I, class V>
+std::shared_ptr<const LeftAnalysis<I>> SpgemmPlan<I, V>::left_analysis() const
+{
+  return impl_ ? impl_->left : nullptr;
+}
+
+template <class I, class V>
 SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrView<I, V> &B, const SpgemmOptions &opts,
-                                            std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values)
+                                            std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values,
+                                            std::shared_ptr<const LeftAnalysis<I>> left)
 {
   const auto t0 = std::chrono::steady_clock::now();
   bool fused = c_values != nullptr;
@@ -548,6 +592,9 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     validate(B, "B");
   }
   if (opts.kernel == Kernel::Cluster) validate(opts.clustering);
+  if (left && !left->fits(A.nrows, A.ncols, A.nnz(), opts))
+    throw std::invalid_argument("C = A*B: the LeftAnalysis given was made for another A (" + std::to_string(left->nrows) + " x " +
+                                std::to_string(left->ncols) + ", nnz " + std::to_string(left->nnz) + ") or other options");
 
   SpgemmPlan plan;
   plan.opts_ = opts;
@@ -560,15 +607,30 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
 
   // The ordering of SpgemmOptions::reorder, computed once here, and the working copies of A and B
   // it implies (see "Reordering"); everything below works on them.
+  // With `left`, both come from it; otherwise they are made here, into the plan's new analysis.
+  std::shared_ptr<LeftAnalysis<I>> made;
+  if (!left) {
+    made = std::make_shared<LeftAnalysis<I>>();
+    made->nrows = A.nrows;
+    made->ncols = A.ncols;
+    made->nnz = A.nnz();
+    made->options = opts;
+  }
+  st.left_reused = left != nullptr;
+  im.left = left ? std::move(left) : made;
   if (opts.reorder != OrderingType::Natural) {
     const auto to = std::chrono::steady_clock::now();
-    im.order = compute_ordering(opts.reorder, A, opts.ordering);
-    im.make_working_copies(A, B);
+    if (made) {
+      made->order = compute_ordering(opts.reorder, A, opts.ordering);
+      Impl::make_working_a(A, *made);
+    }
+    im.make_working_b(A, B);
     st.seconds_ordering = seconds_since(to);
+    if (made) made->seconds_ordering = st.seconds_ordering;
   }
   im.a_nnz = A.nnz();
   const CsrView<I, V> Aw = im.working_a(A), Bw = im.working_b(A, B);
-  const I *const out_cols = im.permute_output ? im.order.data() : nullptr; // B_w's columns -> C's
+  const I *const out_cols = im.permute_output ? im.order().data() : nullptr; // B_w's columns -> C's
 
   // Per-row flops (64-bit) and their total.
   std::vector<Count> row_flops(Aw.nrows);
@@ -583,7 +645,13 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
 
   // Clustering (cluster kernel only); Auto picks the scheme, or falls back to row-wise.
   im.kernel = opts.kernel;
-  if (opts.kernel == Kernel::Cluster) {
+  if (!made) { // the clusters of the analysis given, on the same working A
+    const auto tc = std::chrono::steady_clock::now();
+    im.kernel = im.left->kernel;
+    st.scheme = im.left->scheme;
+    if (im.left->kernel == Kernel::Cluster) im.clustered = ClusterMatrix<I, V>::build(Aw, im.left->clusters);
+    st.seconds_clustering = seconds_since(tc);
+  } else if (opts.kernel == Kernel::Cluster) {
     const auto tc = std::chrono::steady_clock::now();
     ClusterScheme scheme = opts.scheme;
     ClusteringOptions copts = opts.clustering;
@@ -619,6 +687,10 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     }
     if (!im.clustered) im.kernel = Kernel::Rowwise;
     st.seconds_clustering = seconds_since(tc);
+    made->kernel = im.kernel;
+    made->scheme = scheme;
+    if (im.clustered) made->clusters = im.clustered->clusters;
+    made->seconds_clustering = st.seconds_clustering;
   }
   st.kernel = im.kernel;
 
@@ -656,10 +728,10 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   const int nchunks = static_cast<int>(im.chunks.size()) - 1;
 
   // Rows are counted and started by working row; C's row of working row r is c_row(r).
-  auto c_row = [&im](I r) { return im.order.empty() ? r : im.order[r]; };
+  auto c_row = [&im](I r) { return im.order().empty() ? r : im.order()[r]; };
   std::vector<I> row_count(A.nrows, 0);
   std::vector<Count> row_start(A.nrows, 0);
-  std::vector<int> row_chunk(im.order.empty() ? 0 : A.nrows); // reordered: the chunk holding each working row
+  std::vector<int> row_chunk(im.order().empty() ? 0 : A.nrows); // reordered: the chunk holding each working row
   std::vector<ChunkOutput<I, V>> out(nchunks);
   for (int ch = 0; ch < nchunks; ++ch) {
     Count bound = 0;
@@ -711,14 +783,14 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   checked_index<I>(nnz, "nnz(C)");
   c_rowptr.resize(static_cast<std::size_t>(A.nrows) + 1);
   c_rowptr[0] = 0;
-  for (I i = 0; i < A.nrows; ++i) c_rowptr[i + 1] = c_rowptr[i] + row_count[im.order.empty() ? i : im.inverse[i]];
+  for (I i = 0; i < A.nrows; ++i) c_rowptr[i + 1] = c_rowptr[i] + row_count[im.order().empty() ? i : im.inverse()[i]];
   c_colidx.resize(static_cast<std::size_t>(nnz));
   if (fused) c_values->resize(static_cast<std::size_t>(nnz));
   auto copy_row = [&](I r, const ChunkOutput<I, V> &from) { // working row r into C's row c_row(r)
     std::copy_n(from.cols.get() + row_start[r], row_count[r], c_colidx.begin() + c_rowptr[c_row(r)]);
     if (fused) std::copy_n(from.vals.get() + row_start[r], row_count[r], c_values->begin() + c_rowptr[c_row(r)]);
   };
-  if (im.order.empty()) { // chunk after chunk, each freed once copied
+  if (im.order().empty()) { // chunk after chunk, each freed once copied
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int ch = 0; ch < nchunks; ++ch) {
       for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
@@ -730,7 +802,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     }
   } else { // in C's row order, gathering rows from the chunks (see make_working_output)
 #pragma omp parallel for schedule(static) num_threads(nt)
-    for (I i = 0; i < A.nrows; ++i) copy_row(im.inverse[i], out[row_chunk[im.inverse[i]]]);
+    for (I i = 0; i < A.nrows; ++i) copy_row(im.inverse()[i], out[row_chunk[im.inverse()[i]]]);
   }
   out.clear();
   if (opts.include_diagonal) nnz += insert_missing_diagonal(B.ncols, c_rowptr, c_colidx, fused ? c_values : static_cast<std::vector<V> *>(nullptr));
@@ -748,15 +820,16 @@ template <class I, class V>
 void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, const CsrView<I, V> &C, V *c_values)
 {
   Impl &im = *impl_;
+  if (!im.left) throw std::invalid_argument("C = A*B numeric: the plan has no symbolic phase");
   if (A.ncols != B.nrows || C.nrows != A.nrows || C.ncols != B.ncols || A.nnz() != im.a_nnz || B.nnz() != im.b_nnz ||
-      (!im.order.empty() && C.nnz() != im.c_w.nnz()))
+      (!im.order().empty() && C.nnz() != im.c_w.nnz()))
     throw std::invalid_argument("C = A*B numeric: operands do not match the symbolic phase");
   const ScopedMaxThreads team(im.threads);
   const int nt = threads_for(stats_.flops + A.nnz());
   const CsrView<I, V> Aw = im.working_a(A), Bw = im.working_b(A, B);
   const V *b_values = im.values_or_ones(Bw, im.ones_b);
   // The working C: C itself, or its rows in working order (see make_working_output).
-  const bool reordered = !im.order.empty();
+  const bool reordered = !im.order().empty();
   const CsrView<I, V> Cw = reordered ? im.c_w.view() : C;
   V *const cw_values = reordered ? im.c_w.values.data() : c_values;
 
@@ -813,6 +886,9 @@ CsrMatrix<I, V> multiply(const CsrView<I, V> &A, const CsrView<I, V> &B, const S
   SpgemmPlan<I, V>::symbolic(A, B, opts, C.rowptr, C.colidx, &C.values);
   return C;
 }
+
+template struct LeftAnalysis<std::int32_t>;
+template struct LeftAnalysis<std::int64_t>;
 
 #define PCLUSTER_INSTANTIATE_SPGEMM(I, V) \
   template class SpgemmPlan<I, V>; \

@@ -69,10 +69,13 @@ class ProductPlan {
   // Pattern of the product into c_rowptr/c_colidx (resized); with c_values, its values too (fused,
   // as SpgemmPlan::symbolic). options apply to every SpGEMM step; options.row_block_size is replaced
   // per step by the left factor's row block size from block_sizes (one entry per operand, or
-  // empty for 1). Throws what SpgemmPlan::symbolic throws.
+  // empty for 1). a_analysis: the ordering and clusters of the first operand (A) from an earlier
+  // plan (a_analysis()), used by the steps whose left factor is A (AB, A*P of PtAP, A*R^T of RARt,
+  // A*(BC) of ABC). Throws what SpgemmPlan::symbolic throws.
   static ProductPlan symbolic(ProductType type, const std::vector<CsrView<I, V>> &operands, const SpgemmOptions &options,
                               std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values = nullptr,
-                              const std::vector<BlockSizes> &block_sizes = {});
+                              const std::vector<BlockSizes> &block_sizes = {},
+                              std::shared_ptr<const LeftAnalysis<I>> a_analysis = nullptr);
 
   // Values of the product into c_values for the pattern C that symbolic() produced. The operands
   // must have the patterns they had in symbolic(); their values may differ.
@@ -84,6 +87,9 @@ class ProductPlan {
   Count flops() const;            // multiply-adds of all SpGEMM steps
   double seconds_symbolic() const; // all steps, clustering and transposes included
   double seconds_clustering() const;
+  // The ordering and clusters of A as a left factor (nullptr if no step has A on the left), made or
+  // taken by symbolic(), for the next product with the same A.
+  std::shared_ptr<const LeftAnalysis<I>> a_analysis() const;
 
   ProductPlan();
   ProductPlan(ProductPlan &&) noexcept;

@@ -67,9 +67,32 @@ struct SpgemmStats {
   Count num_clusters = 0;    // 0 for row-wise
   Count cluster_padding = 0; // explicit zeros stored in CSR_Cluster
   Count rows_dense = 0;      // rows (or clusters' rows) that used the dense accumulator
-  double seconds_ordering = 0;   // SpgemmOptions::reorder
-  double seconds_clustering = 0;
+  double seconds_ordering = 0;   // SpgemmOptions::reorder (working copies included; ordering reused: copies only)
+  double seconds_clustering = 0; // (clusters reused: building CSR_Cluster only)
+  bool left_reused = false;      // ordering and clusters were taken from a LeftAnalysis
   double seconds_symbolic = 0; // includes ordering and clustering
+};
+
+// What symbolic() derives from A alone: the ordering of SpgemmOptions::reorder and the clusters of
+// the cluster kernel. Both depend only on A's pattern and the options, and they are the costly part
+// of a symbolic phase that reorders or clusters; a product of the same A with another B (the next
+// BFS frontier, a new prolongator) can take them from an earlier plan instead of recomputing them.
+template <class I>
+struct LeftAnalysis {
+  I nrows = 0, ncols = 0; // the A it was made for (shape and nnz are checked; the pattern is the caller's promise)
+  Count nnz = 0;
+  SpgemmOptions options;  // those it was made with
+  std::vector<I> order;   // SpgemmOptions::reorder's, new -> old; empty: natural
+  // With an ordering: its inverse, and the pattern of A's working copy A_w (R A R^T for a square A,
+  // else R A; src/spgemm.cpp, "Reordering") with the position in A of each of its entries.
+  std::vector<I> inverse, a_w_rowptr, a_w_colidx, a_w_source;
+  Kernel kernel = Kernel::Rowwise; // what the cluster kernel resolved to (Rowwise when Auto fell back)
+  ClusterScheme scheme = ClusterScheme::Auto;
+  Clustering<I> clusters; // Kernel::Cluster: of the rows of A in `order`
+  double seconds_ordering = 0, seconds_clustering = 0; // what making it cost
+
+  // True if it was made for an A of this shape and nnz with options that give the same analysis.
+  bool fits(I a_nrows, I a_ncols, Count a_nnz, const SpgemmOptions &) const;
 };
 
 template <class I, class V>
@@ -81,8 +104,11 @@ class SpgemmPlan {
   // With c_values, the values of C are formed in the same pass (fused symbolic+numeric, about the
   // cost of the symbolic phase alone): a one-shot product then needs no numeric() call until A's
   // or B's values change.
+  // With `left`, A's ordering and clusters are taken from it instead of being computed; it must
+  // fit A and opts (LeftAnalysis::fits), else std::invalid_argument.
   static SpgemmPlan symbolic(const CsrView<I, V> &A, const CsrView<I, V> &B, const SpgemmOptions &opts,
-                             std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values = nullptr);
+                             std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values = nullptr,
+                             std::shared_ptr<const LeftAnalysis<I>> left = nullptr);
 
   // Values of C into c_values (C.nnz() entries), C being the pattern symbolic() produced.
   // A and B must have the patterns they had in symbolic(); their values may differ.
@@ -93,6 +119,8 @@ class SpgemmPlan {
   const SpgemmStats &stats() const { return stats_; }
   // Clusters of A's rows (row numbers of the working A: A's own unless SpgemmOptions::reorder is set).
   const Clustering<I> *clustering() const;
+  // A's ordering and clusters, made or taken by symbolic(), to pass to the next product with this A.
+  std::shared_ptr<const LeftAnalysis<I>> left_analysis() const;
 
   SpgemmPlan();
   SpgemmPlan(SpgemmPlan &&) noexcept;

@@ -83,7 +83,7 @@ PetscErrorCode MatClusterOrderingOptionsCheck_Private(MPI_Comm comm, const char 
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts)
+PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts, PetscBool *reuse_analysis)
 {
   Mat_Product             *product = C->product;
   MPI_Comm                 comm    = PetscObjectComm((PetscObject)C);
@@ -91,7 +91,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   pcluster::SpgemmOptions  o; /* the core's defaults */
   PetscInt                 size, topk, threads, acc = 0, rbs = 1, cbs = 1;
   PetscReal                threshold;
-  PetscBool                accset = PETSC_FALSE, reorderset = PETSC_FALSE;
+  PetscBool                accset = PETSC_FALSE, reorderset = PETSC_FALSE, reuse = PETSC_TRUE;
   char                     accname[64] = "auto", reordername[64] = "natural";
 
   PetscFunctionBegin;
@@ -123,6 +123,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   PetscCall(PetscOptionsInt("-mat_cluster_threads", "OpenMP threads for the product (0: the OpenMP default)", "PetscClusterInitializePackage", threads, &threads, NULL));
   PetscCall(PetscOptionsString("-mat_cluster_reorder", "Order in which A's rows are processed and clustered (C keeps A's order): natural, random, rcm, amd, nd, gp, hp, gray, rabbit, degree, slashburn", "PetscClusterInitializePackage", reordername, reordername, sizeof(reordername), &reorderset));
   PetscCall(MatClusterOrderingOptionsRead_Private(PetscOptionsObject, "PetscClusterInitializePackage", &ordering));
+  PetscCall(PetscOptionsBool("-mat_cluster_reuse_analysis", "Keep A's ordering and clusters on A for later products with the same A pattern (e.g. A*F for many F)", "PetscClusterInitializePackage", reuse, &reuse, NULL));
   PetscOptionsEnd();
 
   PetscCheck(size >= 1 && size <= pcluster::kMaxClusterSize, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_size %" PetscInt_FMT " is out of range: must be in [1, %d]", prefix, size, pcluster::kMaxClusterSize);
@@ -157,6 +158,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   PetscCall(PetscInfo(C, "petsc-cluster %s: kernel %s, scheme %s, cluster size %d, Jaccard threshold %g, top-k %d, accumulator %s, threads %d, row block size %d, reorder %s (prefix \"%s\")\n", alg, pcluster::to_string(o.kernel),
                       o.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(o.scheme) : "-", o.clustering.cluster_size, o.clustering.jaccard_threshold, o.clustering.hierarchical_topk, pcluster::to_string(o.accumulator), o.num_threads, o.row_block_size,
                       pcluster::to_string(o.reorder), prefix));
-  *opts = o;
+  *opts           = o;
+  *reuse_analysis = reuse;
   PetscFunctionReturn(0);
 }

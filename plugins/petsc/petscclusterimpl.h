@@ -34,7 +34,7 @@ PETSC_INTERN PetscErrorCode MatClusterDispatchReset_Private(void);
 /* options.cxx: the table of our algorithm names; the -mat_cluster_* options under C's prefix */
 PETSC_INTERN PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char[], PetscBool *, const char **);
 PETSC_INTERN const char    *MatClusterAlgorithmList_Private(void); /* "cluster cluster_fixed ..." */
-PETSC_INTERN PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts);
+PETSC_INTERN PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts, PetscBool *reuse_analysis);
 /* The -mat_cluster_reorder_* tunables, shared by the products and the pcluster_<name> orderings:
    read inside an open options block, then checked (errors name the option) into OrderingOptions */
 struct MatClusterOrderingValues {

@@ -13,6 +13,12 @@
    nonzero state (cheap), otherwise the same dimensions, nnz and a hash of the pattern (O(nnz)). A
    changed pattern is an error, never an out-of-bounds write. The operands are only read, so a failed
    product leaves them as they were.
+
+   A's ordering and clusters (pcluster::LeftAnalysis) depend only on its pattern: they are composed
+   on A, keyed by its nonzero state, and a later product with the same A and options takes them
+   instead of recomputing them (-mat_cluster_reuse_analysis, default true): A*F for a new F at every
+   level of a BFS, a PCGAMG re-setup with a new P. Only made when there is something to keep (an
+   ordering or clusters).
 */
 #include "petscclusterimpl.h"
 
@@ -142,6 +148,54 @@ struct MatClusterCsrStorage {
     else if (values.empty()) std::free(a);
   }
 };
+
+/* The LeftAnalysis composed on A, and the nonzero state of A it was made for */
+struct MatClusterAnalysisCache {
+  PetscObjectState                                          nonzerostate;
+  std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> analysis;
+};
+static const char MatClusterAnalysisKey[] = "petsc_cluster_a_analysis";
+
+static PetscErrorCode MatClusterAnalysisCacheDestroy(void *ctx)
+{
+  PetscFunctionBegin;
+  delete static_cast<MatClusterAnalysisCache *>(ctx);
+  PetscFunctionReturn(0);
+}
+
+/* The analysis kept on A if it is still valid for A's pattern and these options, else nullptr */
+static PetscErrorCode MatClusterAnalysisGet(Mat A, const CsrView &v, const pcluster::SpgemmOptions &o, std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> *analysis)
+{
+  PetscContainer   container = NULL;
+  PetscObjectState state;
+  void            *ptr;
+
+  PetscFunctionBegin;
+  analysis->reset();
+  PetscCall(PetscObjectQuery((PetscObject)A, MatClusterAnalysisKey, (PetscObject *)&container));
+  if (!container) PetscFunctionReturn(0);
+  PetscCall(PetscContainerGetPointer(container, &ptr));
+  PetscCall(MatGetNonzeroState(A, &state));
+  const auto *cache = static_cast<const MatClusterAnalysisCache *>(ptr);
+  if (cache->nonzerostate == state && cache->analysis->fits(v.nrows, v.ncols, v.nnz(), o)) *analysis = cache->analysis;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatClusterAnalysisSet(Mat A, std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> analysis)
+{
+  PetscContainer container;
+
+  PetscFunctionBegin;
+  auto cache = std::make_unique<MatClusterAnalysisCache>();
+  PetscCall(MatGetNonzeroState(A, &cache->nonzerostate));
+  cache->analysis = std::move(analysis);
+  PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)A), &container));
+  PetscCall(PetscContainerSetPointer(container, cache.release()));
+  PetscCall(PetscContainerSetUserDestroy(container, MatClusterAnalysisCacheDestroy));
+  PetscCall(PetscObjectCompose((PetscObject)A, MatClusterAnalysisKey, (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container));
+  PetscFunctionReturn(0);
+}
 
 static PetscErrorCode MatClusterCsrStorageDestroy(void *ctx)
 {
@@ -410,6 +464,8 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
   /* MatMatMult(), MatPtAP() & co. (api_user) run numeric right after symbolic with the same values,
      so the symbolic phase forms the values too. MatProductSymbolic() alone must leave zeros in C. */
   const PetscBool fuse = product->api_user;
+  PetscBool       reuse_analysis;
+  std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> a_analysis;
 
   PetscFunctionBegin;
   PetscCheck(!product->data, comm, PETSC_ERR_PLIB, "petsc-cluster: product data already set");
@@ -422,17 +478,24 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
     SETERRQ(comm, PETSC_ERR_ARG_SIZ, "petsc-cluster: %s", e.what());
   }
   for (int k = 0; k < nops; ++k) bs.push_back({(int)PetscAbs(mats[k]->rmap->bs), (int)PetscAbs(mats[k]->cmap->bs)});
-  PetscCall(MatClusterGetOptions_Private(C, product->alg, &opts));
+  PetscCall(MatClusterGetOptions_Private(C, product->alg, &opts, &reuse_analysis));
   opts.include_diagonal = C->force_diagonals ? true : false; /* MAT_FORCE_DIAGONAL_ENTRIES, as PETSc's symbolic phases honour it */
+  /* A's block size is the row block size of the steps with A on the left (see ProductPlan::symbolic) */
+  opts.row_block_size = bs[0].rows;
+  if (reuse_analysis) PetscCall(MatClusterAnalysisGet(mats[0], views[0], opts, &a_analysis));
 
   std::unique_ptr<MatProductCluster_SeqAIJ> data;
   PetscCall(PetscLogEventBegin(MAT_ClusterSym, mats[0], mats[1], 0, 0));
-  PetscClusterCallCXX(comm, "symbolic phase", data.reset(new MatProductCluster_SeqAIJ); data->plan = Plan::symbolic(type, operands, opts, ci, cj, fuse ? &cv : nullptr, bs));
+  PetscClusterCallCXX(comm, "symbolic phase", data.reset(new MatProductCluster_SeqAIJ); data->plan = Plan::symbolic(type, operands, opts, ci, cj, fuse ? &cv : nullptr, bs, a_analysis));
   if (fuse) PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.flops()));
   PetscCall(PetscLogEventEnd(MAT_ClusterSym, mats[0], mats[1], 0, 0));
   if (data->plan.seconds_clustering() > 0) PetscCall(PetscClusterLogEventAddTime_Private(MAT_ClusterCluster, data->plan.seconds_clustering()));
   for (const pcluster::ProductStep &st : data->plan.steps())
     if (st.spgemm.seconds_ordering > 0) PetscCall(PetscClusterLogEventAddTime_Private(MatClusterOrderingEvent_Private(opts.reorder), st.spgemm.seconds_ordering));
+  if (reuse_analysis && !a_analysis && (opts.reorder != pcluster::OrderingType::Natural || opts.kernel == pcluster::Kernel::Cluster)) {
+    if (auto made = data->plan.a_analysis()) PetscCall(MatClusterAnalysisSet(mats[0], std::move(made)));
+  }
+  if (a_analysis) PetscCall(PetscInfo(C, "petsc-cluster %s %s: A's ordering and clusters taken from an earlier product with the same A\n", MatProductTypes[product->type], product->alg));
   data->nops = nops;
   for (int k = 0; k < nops; ++k) {
     MatClusterStamp(mats[k], views[k], &data->stamp[k]);

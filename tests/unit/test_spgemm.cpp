@@ -502,3 +502,50 @@ TEST_CASE("in-product reordering: every ordering gives the product in A's row or
     }
   }
 }
+
+TEST_CASE("a LeftAnalysis carries A's ordering and clusters to a product with another B", "[spgemm][ordering]")
+{
+  using I = std::int32_t;
+  const Dense2 Ad = pctest::random_matrix(120, 120, 0.06, 3);
+  const Dense2 F1 = pctest::random_matrix(120, 9, 0.2, 4), F2 = pctest::random_matrix(120, 9, 0.1, 5);
+  const auto A = pctest::to_csr<I>(Ad), B1 = pctest::to_csr<I>(F1), B2 = pctest::to_csr<I>(F2);
+  for (OrderingType ord : {OrderingType::Natural, OrderingType::Rcm, OrderingType::Random})
+    for (ClusterScheme sch : {ClusterScheme::Fixed, ClusterScheme::Variable, ClusterScheme::Hierarchical}) {
+      SpgemmOptions o;
+      o.kernel = Kernel::Cluster;
+      o.scheme = sch;
+      o.clustering.cluster_size = 4;
+      o.reorder = ord;
+      INFO(to_string(ord) << " " << to_string(sch));
+      std::vector<I> ci, cj;
+      std::vector<double> cv;
+      const auto first = SpgemmPlan<I, double>::symbolic(A.view(), B1.view(), o, ci, cj, &cv);
+      const auto analysis = first.left_analysis();
+      REQUIRE(analysis);
+      CHECK_FALSE(first.stats().left_reused);
+      CHECK(analysis->order.size() == (ord == OrderingType::Natural ? 0u : 120u));
+      CHECK(analysis->kernel == Kernel::Cluster);
+      // The second product takes them, and is still exact, fused and two-phase.
+      const auto second = SpgemmPlan<I, double>::symbolic(A.view(), B2.view(), o, ci, cj, &cv, analysis);
+      CHECK(second.stats().left_reused);
+      CHECK(second.left_analysis() == analysis);
+      REQUIRE(second.clustering());
+      CHECK(second.clustering()->rows == analysis->clusters.rows);
+      CHECK(pctest::compare_csr<I>(pctest::reference_product(Ad, F2), 120, 9, ci, cj, cv.data()) == "");
+      SpgemmPlan<I, double> plan;
+      const Product<I> P = run<I>(A.view(), B2.view(), o, &plan);
+      CHECK(pctest::compare_csr<I>(pctest::reference_product(Ad, F2), 120, 9, P.rowptr, P.colidx, P.values.data()) == "");
+      // Other options, or another A, do not fit: an error, never a silently wrong ordering.
+      auto symbolic_with = [&](const CsrView<I, double> &M, const SpgemmOptions &opts) {
+        return SpgemmPlan<I, double>::symbolic(M, B2.view(), opts, ci, cj, nullptr, analysis);
+      };
+      SpgemmOptions other = o;
+      other.clustering.cluster_size = 3;
+      CHECK_THROWS_AS(symbolic_with(A.view(), other), std::invalid_argument);
+      other = o;
+      other.reorder = OrderingType::Degree;
+      CHECK_THROWS_AS(symbolic_with(A.view(), other), std::invalid_argument);
+      const auto A2 = pctest::to_csr<I>(pctest::random_matrix(120, 120, 0.03, 6));
+      CHECK_THROWS_AS(symbolic_with(A2.view(), o), std::invalid_argument);
+    }
+}
