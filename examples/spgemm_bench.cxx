@@ -16,6 +16,7 @@ static const char help[] =
   "                         else -shuffle_block_size, default 1)\n"
   "  -suite                 the generated suite of design/benchmarks.md (9 matrices)\n"
   "  -suite_scale <s>       multiply the suite's row counts by s (e.g. 0.05 for CI; default 1)\n"
+  "  -files <f1,f2,...>     matrix files (as -f), run after the suite with -suite, else instead of -f/-gen\n"
   "What is run and how:\n"
   "  -algs <a,b,...>        algorithms (default: all): PETSc's sorted,scalable,scalable_fast,heap,btheap,\n"
   "                         llcondensed,rowmerge,hypre (-product ptap: scalable,rap,hypre); graphblas (ab only);\n"
@@ -1123,8 +1124,8 @@ int main(int argc, char **argv)
   Settings                 s;
   std::vector<std::string> algs;
   PetscBool                study_orderings = PETSC_FALSE;
-  char                    *ordlist[64];
-  PetscInt                 nords = 64;
+  char                    *ordlist[64], *filelist[64];
+  PetscInt                 nords = 64, nfiles = 64;
   std::vector<std::string> orderings;
   std::string              gen = "p7";
   PetscMPIInt              size;
@@ -1148,6 +1149,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-shuffle_block_size", "Rows per node kept together by -shuffle (e27: 3)", "", shuffle_bs, &shuffle_bs, NULL));
   PetscCall(PetscOptionsBool("-suite", "Run the generated suite of design/benchmarks.md", "", suite, &suite, NULL));
   PetscCall(PetscOptionsReal("-suite_scale", "Multiply the suite's row counts by this", "", suite_scale, &suite_scale, NULL));
+  PetscCall(PetscOptionsStringArray("-files", "Comma-separated matrix files, run after the suite (with -suite) or instead of -f/-gen", "", filelist, &nfiles, &set));
+  if (!set) nfiles = 0;
   PetscCall(PetscOptionsStringArray("-algs", "Comma-separated algorithms (default: all)", "", alglist, &nalgs, &set));
   if (!set) nalgs = 0;
   PetscCall(PetscOptionsInt("-reps", "Best of this many runs", "", s.reps, &s.reps, NULL));
@@ -1239,7 +1242,13 @@ int main(int argc, char **argv)
 
   std::vector<Problem> problems;
   if (suite) problems = StandardSuite(suite_scale);
-  else {
+  for (PetscInt i = 0; i < nfiles; ++i) {
+    Problem f;
+    f.file = filelist[i];
+    problems.push_back(f);
+    PetscCall(PetscFree(filelist[i]));
+  }
+  if (!suite && nfiles == 0) {
     if (one.file.empty()) {
       one.gen = gen;
       one.n   = n >= 0 ? n : (gen == "rmat" ? 14 : gen == "rgg" ? 1000000 : gen == "e27" ? 24 : 60);
