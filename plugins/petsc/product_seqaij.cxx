@@ -14,6 +14,9 @@
    changed pattern is an error, never an out-of-bounds write. The operands are only read, so a failed
    product leaves them as they were.
 
+   Each operand's pattern is validated (sorted, in range) and hashed once per nonzero state, and the
+   result kept on the Mat (a pattern record), not on every product.
+
    A's ordering and clusters (pcluster::LeftAnalysis) depend only on its pattern: they are composed
    on A, keyed by its nonzero state, and a later product with the same A and options takes them
    instead of recomputing them (-mat_cluster_reuse_analysis, default true): A*F for a new F at every
@@ -94,21 +97,25 @@ static PetscErrorCode MatSeqAIJGetCsrView_Cluster(Mat M, const char name[], CsrV
   PetscFunctionReturn(0);
 }
 
-static void MatClusterStamp(Mat M, const CsrView &v, OperandStamp *s)
+static void MatClusterStamp(Mat M, const CsrView &v, std::uint64_t hash, OperandStamp *s)
 {
   s->mat     = M;
   s->nzstate = M->nonzerostate;
   s->nrows   = v.nrows;
   s->ncols   = v.ncols;
   s->nnz     = v.nnz();
-  s->hash    = PatternHash(v);
+  s->hash    = hash;
 }
+
+static PetscErrorCode MatClusterPatternHash(Mat, const char[], const CsrView &, std::uint64_t *);
 
 static PetscErrorCode MatClusterCheckStamp(Mat M, const char name[], const CsrView &v, const OperandStamp &s)
 {
   PetscFunctionBegin;
   if (M == s.mat && M->nonzerostate == s.nzstate) PetscFunctionReturn(0);
-  PetscCheck(v.nrows == s.nrows && v.ncols == s.ncols && v.nnz() == s.nnz && PatternHash(v) == s.hash, PetscObjectComm((PetscObject)M), PETSC_ERR_ARG_INCOMP,
+  std::uint64_t hash = 0;
+  if (v.nrows == s.nrows && v.ncols == s.ncols && v.nnz() == s.nnz) PetscCall(MatClusterPatternHash(M, name, v, &hash));
+  PetscCheck(v.nrows == s.nrows && v.ncols == s.ncols && v.nnz() == s.nnz && hash == s.hash, PetscObjectComm((PetscObject)M), PETSC_ERR_ARG_INCOMP,
              "petsc-cluster: the nonzero pattern of %s changed since the symbolic phase (%" PetscInt_FMT "x%" PetscInt_FMT " with %" PetscInt64_FMT " nonzeros then, %" PetscInt_FMT "x%" PetscInt_FMT " with %" PetscInt64_FMT " now); MAT_REUSE_MATRIX needs the same pattern, use MAT_INITIAL_MATRIX",
              name, s.nrows, s.ncols, (PetscInt64)s.nnz, v.nrows, v.ncols, (PetscInt64)v.nnz());
   PetscFunctionReturn(0);
@@ -149,53 +156,81 @@ struct MatClusterCsrStorage {
   }
 };
 
-/* The LeftAnalysis composed on A, and the nonzero state of A it was made for */
-struct MatClusterAnalysisCache {
-  PetscObjectState                                          nonzerostate;
-  std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> analysis;
-};
-static const char MatClusterAnalysisKey[] = "petsc_cluster_a_analysis";
-
-static PetscErrorCode MatClusterAnalysisCacheDestroy(void *ctx)
+/* Records kept on an operand Mat (PetscObjectCompose of a PetscContainer), each valid for the
+   nonzero state it was made at: what the plugin learnt of the operand's pattern, so that a matrix used
+   in many products (A at every BFS level, A and P across AMG re-setups) does not pay for it again. */
+template <class T>
+static PetscErrorCode MatClusterRecordDestroy(void *ctx)
 {
   PetscFunctionBegin;
-  delete static_cast<MatClusterAnalysisCache *>(ctx);
+  delete static_cast<T *>(ctx);
   PetscFunctionReturn(0);
 }
 
-/* The analysis kept on A if it is still valid for A's pattern and these options, else nullptr */
-static PetscErrorCode MatClusterAnalysisGet(Mat A, const CsrView &v, const pcluster::SpgemmOptions &o, std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> *analysis)
+template <class T>
+static PetscErrorCode MatClusterRecordSet(Mat M, const char key[], std::unique_ptr<T> record)
+{
+  PetscContainer container;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetNonzeroState(M, &record->nonzerostate));
+  PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)M), &container));
+  PetscCall(PetscContainerSetPointer(container, record.release()));
+  PetscCall(PetscContainerSetUserDestroy(container, MatClusterRecordDestroy<T>));
+  PetscCall(PetscObjectCompose((PetscObject)M, key, (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container));
+  PetscFunctionReturn(0);
+}
+
+/* The record under key if it was made at M's current nonzero state, else NULL */
+template <class T>
+static PetscErrorCode MatClusterRecordGet(Mat M, const char key[], const T **record)
 {
   PetscContainer   container = NULL;
   PetscObjectState state;
   void            *ptr;
 
   PetscFunctionBegin;
-  analysis->reset();
-  PetscCall(PetscObjectQuery((PetscObject)A, MatClusterAnalysisKey, (PetscObject *)&container));
+  *record = NULL;
+  PetscCall(PetscObjectQuery((PetscObject)M, key, (PetscObject *)&container));
   if (!container) PetscFunctionReturn(0);
   PetscCall(PetscContainerGetPointer(container, &ptr));
-  PetscCall(MatGetNonzeroState(A, &state));
-  const auto *cache = static_cast<const MatClusterAnalysisCache *>(ptr);
-  if (cache->nonzerostate == state && cache->analysis->fits(v.nrows, v.ncols, v.nnz(), o)) *analysis = cache->analysis;
+  PetscCall(MatGetNonzeroState(M, &state));
+  if (static_cast<const T *>(ptr)->nonzerostate == state) *record = static_cast<const T *>(ptr);
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatClusterAnalysisSet(Mat A, std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> analysis)
+/* The operand's pattern was validated (sorted, unique, in range) and hashed (PatternHash) */
+struct MatClusterPatternRecord {
+  PetscObjectState nonzerostate;
+  std::uint64_t    hash;
+};
+static const char MatClusterPatternKey[] = "petsc_cluster_pattern";
+
+/* Validates M's pattern and returns its PatternHash, once per nonzero state of M */
+static PetscErrorCode MatClusterPatternHash(Mat M, const char name[], const CsrView &v, std::uint64_t *hash)
 {
-  PetscContainer container;
+  const MatClusterPatternRecord *known;
 
   PetscFunctionBegin;
-  auto cache = std::make_unique<MatClusterAnalysisCache>();
-  PetscCall(MatGetNonzeroState(A, &cache->nonzerostate));
-  cache->analysis = std::move(analysis);
-  PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)A), &container));
-  PetscCall(PetscContainerSetPointer(container, cache.release()));
-  PetscCall(PetscContainerSetUserDestroy(container, MatClusterAnalysisCacheDestroy));
-  PetscCall(PetscObjectCompose((PetscObject)A, MatClusterAnalysisKey, (PetscObject)container));
-  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(MatClusterRecordGet(M, MatClusterPatternKey, &known));
+  if (known) {
+    *hash = known->hash;
+    PetscFunctionReturn(0);
+  }
+  PetscClusterCallCXX(PetscObjectComm((PetscObject)M), "operand check", pcluster::validate(v, name));
+  auto record  = std::make_unique<MatClusterPatternRecord>();
+  record->hash = *hash = PatternHash(v);
+  PetscCall(MatClusterRecordSet(M, MatClusterPatternKey, std::move(record)));
   PetscFunctionReturn(0);
 }
+
+/* A's LeftAnalysis (ordering, working-copy pattern, clusters) */
+struct MatClusterAnalysisRecord {
+  PetscObjectState                                          nonzerostate;
+  std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> analysis;
+};
+static const char MatClusterAnalysisKey[] = "petsc_cluster_a_analysis";
 
 static PetscErrorCode MatClusterCsrStorageDestroy(void *ctx)
 {
@@ -482,7 +517,16 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
   opts.include_diagonal = C->force_diagonals ? true : false; /* MAT_FORCE_DIAGONAL_ENTRIES, as PETSc's symbolic phases honour it */
   /* A's block size is the row block size of the steps with A on the left (see ProductPlan::symbolic) */
   opts.row_block_size = bs[0].rows;
-  if (reuse_analysis) PetscCall(MatClusterAnalysisGet(mats[0], views[0], opts, &a_analysis));
+  if (reuse_analysis) {
+    const MatClusterAnalysisRecord *known;
+    PetscCall(MatClusterRecordGet(mats[0], MatClusterAnalysisKey, &known));
+    if (known && known->analysis->fits(views[0].nrows, views[0].ncols, views[0].nnz(), opts)) a_analysis = known->analysis;
+  }
+  /* Each operand checked (and hashed for the numeric phases' stamps) once per pattern, here rather
+     than by the core on every product */
+  std::uint64_t hash[kMaxOperands];
+  for (int k = 0; k < nops; ++k) PetscCall(MatClusterPatternHash(mats[k], names[k], views[k], &hash[k]));
+  opts.check_operands = false;
 
   std::unique_ptr<MatProductCluster_SeqAIJ> data;
   PetscCall(PetscLogEventBegin(MAT_ClusterSym, mats[0], mats[1], 0, 0));
@@ -493,12 +537,16 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
   for (const pcluster::ProductStep &st : data->plan.steps())
     if (st.spgemm.seconds_ordering > 0) PetscCall(PetscClusterLogEventAddTime_Private(MatClusterOrderingEvent_Private(opts.reorder), st.spgemm.seconds_ordering));
   if (reuse_analysis && !a_analysis && (opts.reorder != pcluster::OrderingType::Natural || opts.kernel == pcluster::Kernel::Cluster)) {
-    if (auto made = data->plan.a_analysis()) PetscCall(MatClusterAnalysisSet(mats[0], std::move(made)));
+    if (auto made = data->plan.a_analysis()) {
+      auto record      = std::make_unique<MatClusterAnalysisRecord>();
+      record->analysis = std::move(made);
+      PetscCall(MatClusterRecordSet(mats[0], MatClusterAnalysisKey, std::move(record)));
+    }
   }
   if (a_analysis) PetscCall(PetscInfo(C, "petsc-cluster %s %s: A's ordering and clusters taken from an earlier product with the same A\n", MatProductTypes[product->type], product->alg));
   data->nops = nops;
   for (int k = 0; k < nops; ++k) {
-    MatClusterStamp(mats[k], views[k], &data->stamp[k]);
+    MatClusterStamp(mats[k], views[k], hash[k], &data->stamp[k]);
     PetscCall(PetscObjectStateGet((PetscObject)mats[k], &data->state[k]));
   }
   data->values_from_symbolic = fuse;
