@@ -121,7 +121,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
      by one byte when reporting an unknown value for this list (seen under valgrind). */
   PetscCall(PetscOptionsString("-mat_cluster_accumulator", "Accumulator for a row's partial products: auto, hash, dense", "PetscClusterInitializePackage", MatClusterAccumulators[0], accname, sizeof(accname), &accset));
   PetscCall(PetscOptionsInt("-mat_cluster_threads", "OpenMP threads for the product (0: the OpenMP default)", "PetscClusterInitializePackage", threads, &threads, NULL));
-  PetscCall(PetscOptionsString("-mat_cluster_reorder", "Order in which A's rows are processed and clustered (C keeps A's order): natural, random, rcm, amd, nd, gp, hp, gray, rabbit, degree, slashburn", "PetscClusterInitializePackage", reordername, reordername, sizeof(reordername), &reorderset));
+  PetscCall(PetscOptionsString("-mat_cluster_reorder", "Ordering of A by which the product runs on permuted copies of A and B (C keeps the caller's order): natural, random, rcm, amd, nd, gp, hp, gray, rabbit, degree, slashburn", "PetscClusterInitializePackage", reordername, reordername, sizeof(reordername), &reorderset));
   PetscCall(MatClusterOrderingOptionsRead_Private(PetscOptionsObject, "PetscClusterInitializePackage", &ordering));
   PetscCall(PetscOptionsBool("-mat_cluster_reuse_analysis", "Keep A's ordering and clusters on A for later products with the same A pattern (e.g. A*F for many F)", "PetscClusterInitializePackage", reuse, &reuse, NULL));
   PetscOptionsEnd();
