@@ -45,7 +45,8 @@ struct SpgemmOptions {
   // column order (src/spgemm.cpp, "Reordering"). Clusters are formed on the permuted A: fixed and
   // variable clustering group neighbours in the new order; hierarchical clustering groups rows by
   // similarity whatever their order, so the ordering then only decides where its clusters sit.
-  // Costs memory for the copies of A (and B) and a gather of their values per numeric phase.
+  // Costs memory for the copies of A and B and a working copy of C (pattern and values), and a gather
+  // of A's and B's values per numeric phase.
   OrderingType reorder = OrderingType::Natural;
   OrderingOptions ordering;
   // C's pattern also holds every diagonal entry (i,i), i < min(nrows, ncols), zero where the product
