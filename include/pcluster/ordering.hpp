@@ -49,8 +49,12 @@ constexpr int kPartRows = 256;
 
 // A permutation of A's rows, new to old. Throws std::invalid_argument for an invalid option (naming
 // it) and std::runtime_error when a library (METIS, Zoltan, AMD) reports a failure.
+// block_size b > 1: A's rows form nodes of b consecutive rows (dofs of a grid node) that stay
+// together and in their order; the ordering runs on the graph of the nodes (row i of the node
+// pattern is the union of its rows' columns, each divided by b when b divides ncols). b must divide
+// nrows (std::invalid_argument otherwise).
 template <class I, class V>
-std::vector<I> compute_ordering(OrderingType type, const CsrView<I, V> &A, const OrderingOptions &options = {});
+std::vector<I> compute_ordering(OrderingType type, const CsrView<I, V> &A, const OrderingOptions &options = {}, int block_size = 1);
 
 // The undirected row graph described above, as a symmetric CSR pattern with sorted rows and no
 // diagonal (values empty).

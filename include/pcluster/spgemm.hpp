@@ -46,7 +46,8 @@ struct SpgemmOptions {
   // variable clustering group neighbours in the new order; hierarchical clustering groups rows by
   // similarity whatever their order, so the ordering then only decides where its clusters sit.
   // Costs memory for the copies of A and B and a working copy of C (pattern and values), and a gather
-  // of A's and B's values per numeric phase.
+  // of A's and B's values per numeric phase. With row_block_size > 1 (dividing A's rows) the rows of
+  // a node stay together: the ordering is computed on the node graph.
   OrderingType reorder = OrderingType::Natural;
   OrderingOptions ordering;
   // C's pattern also holds every diagonal entry (i,i), i < min(nrows, ncols), zero where the product

@@ -67,11 +67,44 @@ const std::vector<OrderingType> &all_orderings()
   return all;
 }
 
+namespace {
+
+// compute_ordering with block_size > 1: the ordering of the node pattern, each node expanded to its
+// rows in their order.
 template <class I, class V>
-std::vector<I> compute_ordering(OrderingType type, const CsrView<I, V> &A, const OrderingOptions &options)
+std::vector<I> order_by_nodes(OrderingType type, const CsrView<I, V> &A, const OrderingOptions &options, int b)
+{
+  if (A.nrows % b != 0)
+    throw std::invalid_argument("compute_ordering: block size " + std::to_string(b) + " does not divide the " + std::to_string(A.nrows) + " rows");
+  const I nodes = A.nrows / b, cb = A.ncols % b == 0 ? b : 1;
+  CsrMatrix<I, V> N; // the node pattern
+  N.nrows = nodes;
+  N.ncols = A.ncols / cb;
+  N.rowptr.assign(static_cast<std::size_t>(nodes) + 1, I(0));
+  std::vector<I> cols;
+  for (I k = 0; k < nodes; ++k) {
+    cols.clear();
+    for (I p = A.rowptr[k * b]; p < A.rowptr[(k + 1) * b]; ++p) cols.push_back(A.colidx[p] / cb);
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    N.colidx.insert(N.colidx.end(), cols.begin(), cols.end());
+    N.rowptr[k + 1] = static_cast<I>(N.colidx.size());
+  }
+  const std::vector<I> node_order = compute_ordering(type, N.view(), options);
+  std::vector<I> perm(static_cast<std::size_t>(A.nrows));
+  for (I k = 0; k < nodes; ++k)
+    for (I c = 0; c < b; ++c) perm[static_cast<std::size_t>(k) * b + c] = node_order[k] * b + c;
+  return perm;
+}
+
+} // namespace
+
+template <class I, class V>
+std::vector<I> compute_ordering(OrderingType type, const CsrView<I, V> &A, const OrderingOptions &options, int block_size)
 {
   check_options(options);
   validate(A, "compute_ordering: A");
+  if (block_size > 1) return order_by_nodes(type, A, options, block_size);
   std::vector<I> perm;
   switch (type) {
   case OrderingType::Natural:
@@ -158,7 +191,7 @@ bool is_permutation_of(const std::vector<I> &perm, I n)
 }
 
 #define PCLUSTER_INSTANTIATE_ORDERING(I, V)                                                                        \
-  template std::vector<I> compute_ordering<I, V>(OrderingType, const CsrView<I, V> &, const OrderingOptions &); \
+  template std::vector<I> compute_ordering<I, V>(OrderingType, const CsrView<I, V> &, const OrderingOptions &, int); \
   template CsrMatrix<I, V> row_graph<I, V>(const CsrView<I, V> &);
 PCLUSTER_INSTANTIATE_ORDERING(std::int32_t, double)
 PCLUSTER_INSTANTIATE_ORDERING(std::int64_t, double)

@@ -541,3 +541,29 @@ TEST_CASE("inverse_permutation and is_permutation_of", "[ordering]")
   CHECK_FALSE(is_permutation_of(std::vector<std::int32_t>{0, -1, 1}, 3));
   CHECK(is_permutation_of(std::vector<std::int64_t>{}, std::int64_t(0)));
 }
+
+TEST_CASE("with a block size, every ordering keeps the rows of a node together, in order", "[ordering]")
+{
+  using I = std::int32_t;
+  // A node-shuffled 3D elasticity matrix (3 dofs per node) and a rectangular one with 2-row nodes.
+  const auto E = elasticity3d_27pt<I, double>(4);
+  const auto shuffled = permute_symmetric(E.view(), std::uint64_t(5), 3);
+  const auto R = pctest::to_csr<I>(pctest::random_matrix(40, 17, 0.2, 9));
+  for (const OrderingType type : all_orderings()) {
+    for (const auto &[M, b] : {std::pair{&shuffled, 3}, std::pair{&R, 2}}) {
+      INFO(to_string(type) << ", block size " << b << ", " << M->nrows << " x " << M->ncols);
+      std::vector<I> perm;
+      REQUIRE_NOTHROW(perm = compute_ordering(type, M->view(), OrderingOptions{}, b));
+      CHECK(is_permutation_of(perm, M->nrows));
+      bool whole_nodes = true;
+      for (I r = 0; r < M->nrows; ++r) whole_nodes = whole_nodes && perm[r] % b == r % b && perm[r] - r % b == perm[r - r % b];
+      CHECK(whole_nodes);
+      CHECK(compute_ordering(type, M->view(), OrderingOptions{}, b) == perm); // deterministic
+    }
+  }
+  // rcm on the node graph restores locality of the shuffled nodes.
+  const auto perm = compute_ordering(OrderingType::Rcm, shuffled.view(), OrderingOptions{}, 3);
+  const auto reordered = permute_symmetric(shuffled.view(), inverse_permutation(perm));
+  CHECK(bandwidth(reordered) < bandwidth(shuffled));
+  CHECK_THROWS_AS(compute_ordering(OrderingType::Rcm, R.view(), OrderingOptions{}, 3), std::invalid_argument); // 3 does not divide 40
+}

@@ -549,3 +549,34 @@ TEST_CASE("a LeftAnalysis carries A's ordering and clusters to a product with an
       CHECK_THROWS_AS(symbolic_with(A2.view(), o), std::invalid_argument);
     }
 }
+
+TEST_CASE("in-product reordering of a block matrix orders nodes and keeps the node clusters", "[spgemm][ordering]")
+{
+  using I = std::int32_t;
+  const auto E = elasticity3d_27pt<I, double>(5);
+  const auto A = permute_symmetric(E.view(), std::uint64_t(3), 3); // shuffled by node
+  SpgemmOptions natural;
+  const auto want = multiply(A.view(), A.view(), natural);
+  for (OrderingType ord : {OrderingType::Rcm, OrderingType::Gp, OrderingType::Degree}) {
+    SpgemmOptions o;
+    o.kernel = Kernel::Cluster;
+    o.row_block_size = 3;
+    o.reorder = ord;
+    INFO(to_string(ord));
+    std::vector<I> ci, cj;
+    std::vector<double> cv;
+    const auto plan = SpgemmPlan<I, double>::symbolic(A.view(), A.view(), o, ci, cj, &cv);
+    CHECK(ci == want.rowptr);
+    CHECK(cj == want.colidx);
+    double err = 0, scale = 0;
+    for (std::size_t k = 0; k < cv.size() && k < want.values.size(); ++k) {
+      err = std::max(err, std::abs(cv[k] - want.values[k]));
+      scale = std::max(scale, std::abs(want.values[k]));
+    }
+    CHECK(err <= 1e-12 * scale);
+    // Auto keeps fixed clusters of whole nodes: the ordering did not split them.
+    CHECK(plan.stats().kernel == Kernel::Cluster);
+    CHECK(plan.stats().scheme == ClusterScheme::Fixed);
+    CHECK(plan.stats().cluster_padding == 0);
+  }
+}
