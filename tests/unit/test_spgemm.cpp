@@ -259,6 +259,27 @@ TEMPLATE_TEST_CASE("results do not depend on the number of threads", "[spgemm][t
       CHECK(P1.values == P2.values); // bitwise: every entry is summed in the same order
     }
   }
+  // With in-product reordering too (permuted copies, relabelled and gathered rows; 1, 2 and 4
+  // threads), on a matrix large enough for every parallel region to run parallel.
+  const auto R = pctest::to_csr<I>(pctest::random_matrix(3000, 3000, 0.01, 79));
+  REQUIRE(R.nnz() > 2 * (Count(1) << 15)); // src/parallel.hpp: kMinParallelWork
+  for (OrderingType ord : {OrderingType::Rcm, OrderingType::Random})
+    for (Kernel k : {Kernel::Rowwise, Kernel::Cluster}) {
+      SpgemmOptions o;
+      o.kernel = k;
+      o.scheme = ClusterScheme::Variable;
+      o.reorder = ord;
+      INFO(to_string(ord) << " " << to_string(k));
+      o.num_threads = 1;
+      const Product<I> P1 = run<I>(R.view(), R.view(), o);
+      for (int t : {2, 4}) {
+        o.num_threads = t;
+        const Product<I> Pt = run<I>(R.view(), R.view(), o);
+        CHECK(P1.rowptr == Pt.rowptr);
+        CHECK(P1.colidx == Pt.colidx);
+        CHECK(P1.values == Pt.values);
+      }
+    }
 }
 
 TEMPLATE_TEST_CASE("a larger power-law product with heavy rows, 1 and 2 threads", "[spgemm][threads]", std::int32_t,
