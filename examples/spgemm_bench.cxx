@@ -660,23 +660,64 @@ PetscErrorCode GamgProlongator(Mat A, std::vector<PetscScalar> &xyz, Mat *P, Pro
   PetscFunctionReturn(0);
 }
 
-/* Runs every selected algorithm on one problem. Algorithm errors are recorded, not fatal. */
-PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs, const Settings &s, Summary *S)
+/* Builds A (and its CSR copy) with row block size bs, recording its name and size in S */
+PetscErrorCode BuildAndDescribe(const Problem &p, PetscInt bs, Mat *A, Csr *M, Summary *S)
 {
-  Mat            A = NULL, B = NULL, C = NULL;
-  Csr            M, MB;
-  Reference      ref;
   PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
-  /* PCGAMG takes its block size from A: e27's 3 unknowns per node (the AB runs keep block size 1) */
-  PetscCall(BuildProblem(p, s.ptap && p.gen == "e27" && p.file.empty() ? 3 : 1, &A, &M));
+  PetscCall(BuildProblem(p, bs, A, M));
   PetscCall(PetscTime(&t1));
-  S->name  = p.name;
-  S->rows  = M.nrows;
-  S->nnz   = static_cast<PetscInt64>(M.colidx.size());
+  S->name = p.name;
+  S->rows = M->nrows;
+  S->nnz  = static_cast<PetscInt64>(M->colidx.size());
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n[%s] built in %.2f s\n", p.name.c_str(), t1 - t0));
+  PetscFunctionReturn(0);
+}
+
+/* The second factor of the A*A runs: A itself, or A^T (formed untimed, its CSR copy into MB) for a
+   rectangular A; sets S's product name and flops */
+PetscErrorCode SecondFactorAB(Mat A, const Csr &M, Mat *B, Csr *MB, Summary *S)
+{
+  PetscFunctionBegin;
+  if (M.nrows == M.ncols) *B = A;
+  else {
+    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, B));
+    PetscCall(CsrFromMat(*B, MB));
+    S->product = "A*A^T";
+  }
+  S->flops = Flops(M, *B == A ? M : *MB);
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's default product once (untimed, also the warm-up): the reference every result is checked against */
+PetscErrorCode ComputeReference(const Problem &p, Mat A, Mat B, const Settings &s, Reference *ref, Summary *S)
+{
+  Figures  warm;
+  Settings once = s;
+  Mat      C    = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%s] computing the reference with PETSc's default (%s; untimed, also the warm-up)\n", p.name.c_str(), S->default_name.c_str()));
+  once.reps = 1;
+  PetscCall(TimeMatProduct(A, B, "default", once, NULL, &warm, &C));
+  PetscCall(ReferenceFromMat(C, ref));
+  PetscCall(MatDestroy(&C));
+  S->nnz_c = static_cast<PetscInt64>(ref->colidx.size());
+  PetscFunctionReturn(0);
+}
+
+/* Runs every selected algorithm on one problem. Algorithm errors are recorded, not fatal. */
+PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs, const Settings &s, Summary *S)
+{
+  Mat       A = NULL, B = NULL, C = NULL;
+  Csr       M, MB;
+  Reference ref;
+
+  PetscFunctionBegin;
+  /* PCGAMG takes its block size from A: e27's 3 unknowns per node (the AB runs keep block size 1) */
+  PetscCall(BuildAndDescribe(p, s.ptap && p.gen == "e27" && p.file.empty() ? 3 : 1, &A, &M, S));
   if (s.ptap) { /* C = P^T*A*P with PCGAMG's P for A */
     std::vector<PetscScalar> xyz = NodeCoordinates(p);
     PetscCheck(M.nrows == M.ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-product ptap: %s is %" PetscInt_FMT " x %" PetscInt_FMT ", not square", p.name.c_str(), M.nrows, M.ncols);
@@ -688,25 +729,8 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
                           " levels; P = the finest level's interpolation (copied), %" PetscInt_FMT " x %" PetscInt_FMT ", nnz %" PetscInt64_FMT
                           ", block sizes %" PetscInt_FMT " x %" PetscInt_FMT "; near-null space: %s\n",
                           p.name.c_str(), S->P.nsmooths, S->P.setup_s, S->P.levels, S->P.rows, S->P.cols, S->P.nnz, S->P.rbs, S->P.cbs, S->P.near_null.c_str()));
-  } else {
-    if (M.nrows == M.ncols) B = A; /* C = A*A */
-    else {                        /* C = A*A^T, with A^T formed explicitly (not timed) */
-      PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &B));
-      PetscCall(CsrFromMat(B, &MB));
-      S->product = "A*A^T";
-    }
-    S->flops = Flops(M, B == A ? M : MB);
-  }
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%s] computing the reference with PETSc's default (%s; untimed, also the warm-up)\n", p.name.c_str(), S->default_name.c_str()));
-  {
-    Figures  warm;
-    Settings once = s;
-    once.reps     = 1;
-    PetscCall(TimeMatProduct(A, B, "default", once, NULL, &warm, &C));
-    PetscCall(ReferenceFromMat(C, &ref));
-    PetscCall(MatDestroy(&C));
-    S->nnz_c = static_cast<PetscInt64>(ref.colidx.size());
-  }
+  } else PetscCall(SecondFactorAB(A, M, &B, &MB, S));
+  PetscCall(ComputeReference(p, A, B, s, &ref, S));
   for (const std::string &alg : algs) {
     if (alg == "graphblas") {
 #if defined(PCLUSTER_HAVE_GRAPHBLAS)
@@ -807,37 +831,15 @@ const StudyRun *FindRun(const StudyMatrix &M, const std::string &ordering, const
 PetscErrorCode RunOrderingStudy(const Problem &p, const std::vector<std::string> &builtins, const std::vector<std::string> &algs,
                                 const std::vector<std::string> &orderings, const Settings &s, StudyMatrix *out)
 {
-  Mat            A = NULL, B = NULL, C = NULL;
-  Csr            M, MB;
-  Reference      ref;
-  PetscLogDouble t0, t1;
-  Summary       &S = out->S;
+  Mat       A = NULL, B = NULL, C = NULL;
+  Csr       M, MB;
+  Reference ref;
+  Summary  &S = out->S;
 
   PetscFunctionBegin;
-  PetscCall(PetscTime(&t0));
-  PetscCall(BuildProblem(p, 1, &A, &M));
-  PetscCall(PetscTime(&t1));
-  S.name = p.name;
-  S.rows = M.nrows;
-  S.nnz  = static_cast<PetscInt64>(M.colidx.size());
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n[%s] built in %.2f s\n", p.name.c_str(), t1 - t0));
-  if (M.nrows == M.ncols) B = A;
-  else { /* C = A*A^T, A^T formed untimed, as the AB path */
-    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &B));
-    PetscCall(CsrFromMat(B, &MB));
-    S.product = "A*A^T";
-  }
-  S.flops = Flops(M, B == A ? M : MB);
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%s] computing the reference with PETSc's default (%s; untimed, also the warm-up)\n", p.name.c_str(), kPetscDefault));
-  {
-    Figures  warm;
-    Settings once = s;
-    once.reps     = 1;
-    PetscCall(TimeMatProduct(A, B, "default", once, NULL, &warm, &C));
-    PetscCall(ReferenceFromMat(C, &ref));
-    PetscCall(MatDestroy(&C));
-    S.nnz_c = static_cast<PetscInt64>(ref.colidx.size());
-  }
+  PetscCall(BuildAndDescribe(p, 1, &A, &M, &S));
+  PetscCall(SecondFactorAB(A, M, &B, &MB, &S));
+  PetscCall(ComputeReference(p, A, B, s, &ref, &S));
   for (const std::string &alg : builtins) { /* the reference point: PETSc's fastest on this matrix */
     Figures f;
     f.name = alg;
