@@ -78,13 +78,12 @@ PetscErrorCode Product(Mat A, Mat B, const char *alg, const char *prefix, Mat *C
   PetscFunctionReturn(0);
 }
 
-// Same nonzero pattern and values within rtol * max|Cref|.
-PetscErrorCode SameProduct(Mat Cref, Mat C, PetscReal rtol, PetscBool *same)
+// Same dimensions, row pointers and column indices; nnz (if not NULL) gets Cref's entry count.
+PetscErrorCode SamePattern(Mat Cref, Mat C, PetscBool *same, PetscInt *nnz = NULL)
 {
-  PetscInt           m, mc, n, nc;
-  const PetscInt    *ia, *ja, *ib, *jb;
-  PetscBool          d1, d2;
-  const PetscScalar *va, *vb;
+  PetscInt        m, mc, n, nc;
+  const PetscInt *ia, *ja, *ib, *jb;
+  PetscBool       d1, d2;
 
   PetscFunctionBeginUser;
   *same = PETSC_FALSE;
@@ -96,20 +95,31 @@ PetscErrorCode SameProduct(Mat Cref, Mat C, PetscReal rtol, PetscBool *same)
   *same = (PetscBool)(d1 && d2);
   for (PetscInt i = 0; i <= m && *same; ++i) *same = (PetscBool)(ia[i] == ib[i]);
   for (PetscInt k = 0; *same && k < ia[m]; ++k) *same = (PetscBool)(ja[k] == jb[k]);
-  if (*same) {
-    PetscReal scale = 0, diff = 0;
-    PetscCall(MatSeqAIJGetArrayRead(Cref, &va));
-    PetscCall(MatSeqAIJGetArrayRead(C, &vb));
-    for (PetscInt k = 0; k < ia[m]; ++k) {
-      scale = PetscMax(scale, PetscAbsScalar(va[k]));
-      diff  = PetscMax(diff, PetscAbsScalar(va[k] - vb[k]));
-    }
-    *same = (PetscBool)(diff <= rtol * (scale > 0 ? scale : 1.0));
-    PetscCall(MatSeqAIJRestoreArrayRead(C, &vb));
-    PetscCall(MatSeqAIJRestoreArrayRead(Cref, &va));
-  }
+  if (nnz) *nnz = ia[m];
   PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &mc, &ib, &jb, &d2));
   PetscCall(MatRestoreRowIJ(Cref, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &d1));
+  PetscFunctionReturn(0);
+}
+
+// Same nonzero pattern and values within rtol * max|Cref|.
+PetscErrorCode SameProduct(Mat Cref, Mat C, PetscReal rtol, PetscBool *same)
+{
+  PetscInt           nnz;
+  const PetscScalar *va, *vb;
+  PetscReal          scale = 0, diff = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(SamePattern(Cref, C, same, &nnz));
+  if (!*same) PetscFunctionReturn(0);
+  PetscCall(MatSeqAIJGetArrayRead(Cref, &va));
+  PetscCall(MatSeqAIJGetArrayRead(C, &vb));
+  for (PetscInt k = 0; k < nnz; ++k) {
+    scale = PetscMax(scale, PetscAbsScalar(va[k]));
+    diff  = PetscMax(diff, PetscAbsScalar(va[k] - vb[k]));
+  }
+  *same = (PetscBool)(diff <= rtol * (scale > 0 ? scale : 1.0));
+  PetscCall(MatSeqAIJRestoreArrayRead(C, &vb));
+  PetscCall(MatSeqAIJRestoreArrayRead(Cref, &va));
   PetscFunctionReturn(0);
 }
 
@@ -533,27 +543,6 @@ PetscErrorCode WithExtraNonzero(Mat M, Mat *M2)
   }
   PetscCall(MatAssemblyBegin(*M2, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*M2, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode SamePattern(Mat Cref, Mat C, PetscBool *same)
-{
-  PetscInt        m, mc, n, nc;
-  const PetscInt *ia, *ja, *ib, *jb;
-  PetscBool       d1, d2;
-
-  PetscFunctionBeginUser;
-  *same = PETSC_FALSE;
-  PetscCall(MatGetSize(Cref, &m, &n));
-  PetscCall(MatGetSize(C, &mc, &nc));
-  if (m != mc || n != nc) PetscFunctionReturn(0);
-  PetscCall(MatGetRowIJ(Cref, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &d1));
-  PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &mc, &ib, &jb, &d2));
-  *same = (PetscBool)(d1 && d2);
-  for (PetscInt i = 0; i <= m && *same; ++i) *same = (PetscBool)(ia[i] == ib[i]);
-  for (PetscInt k = 0; *same && k < ia[m]; ++k) *same = (PetscBool)(ja[k] == jb[k]);
-  PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &mc, &ib, &jb, &d2));
-  PetscCall(MatRestoreRowIJ(Cref, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &d1));
   PetscFunctionReturn(0);
 }
 
