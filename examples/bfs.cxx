@@ -55,9 +55,6 @@ static const char help[] =
 
 namespace {
 
-const std::vector<std::string> kPetscAlgs = {"sorted", "scalable", "scalable_fast", "heap", "btheap", "llcondensed", "rowmerge", "hypre"};
-const std::vector<std::string> kOurAlgs = {MATPRODUCTALGORITHMROWWISE, MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTERFIXED,
-                                           MATPRODUCTALGORITHMCLUSTERVARIABLE, MATPRODUCTALGORITHMCLUSTERHIERARCHICAL};
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool IsOurs(const std::string &alg) { return std::find(kOurAlgs.begin(), kOurAlgs.end(), alg) != kOurAlgs.end(); }
@@ -263,20 +260,6 @@ PetscErrorCode RunSearch(Mat A0, const Csr &A, const std::vector<PetscInt> &sour
   PetscFunctionReturn(0);
 }
 
-std::vector<std::string> SplitList(const char *list)
-{
-  std::vector<std::string> out;
-  std::string              cur;
-  for (const char *c = list; *c; ++c) {
-    if (*c == ',') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else cur += *c;
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -284,7 +267,8 @@ int main(int argc, char **argv)
   Problem   p;
   PetscInt  nsources = 64, source_seed = 1, max_levels = 0, reps = 3;
   PetscReal tol      = 1e-12;
-  char      buf[PETSC_MAX_PATH_LEN], algs_buf[1024], ords_buf[1024];
+  char      buf[PETSC_MAX_PATH_LEN], *alglist[64], *ordlist[64];
+  PetscInt  nalgs = 64, nords = 64;
   PetscBool set;
 
   PetscFunctionBeginUser;
@@ -292,11 +276,8 @@ int main(int argc, char **argv)
   PetscCall(PetscClusterInitializePackage());
   p.gen = "rmat";
   p.n   = 16;
-  std::string algs_default;
-  for (const auto &a : kPetscAlgs) algs_default += a + ",";
-  algs_default += std::string(MATPRODUCTALGORITHMROWWISE) + "," + MATPRODUCTALGORITHMCLUSTERVARIABLE + "," + MATPRODUCTALGORITHMCLUSTERHIERARCHICAL;
-  PetscCall(PetscStrncpy(algs_buf, algs_default.c_str(), sizeof(algs_buf)));
-  PetscCall(PetscStrncpy(ords_buf, "natural,rcm", sizeof(ords_buf)));
+  std::vector<std::string> algs = kPetscAlgs, orderings = {"natural", "rcm"}; /* the defaults */
+  algs.insert(algs.end(), {MATPRODUCTALGORITHMROWWISE, MATPRODUCTALGORITHMCLUSTERVARIABLE, MATPRODUCTALGORITHMCLUSTERHIERARCHICAL});
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bfs options", "");
   PetscCall(PetscOptionsString("-f", "Matrix file (PETSc binary or .mtx)", "", "", buf, sizeof(buf), &set));
   if (set) p.file = buf;
@@ -308,8 +289,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-sources", "Sources per batch (columns of F)", "", nsources, &nsources, NULL));
   PetscCall(PetscOptionsInt("-source_seed", "Seed of the sources", "", source_seed, &source_seed, NULL));
   PetscCall(PetscOptionsInt("-max_levels", "Stop after this many levels (0: none)", "", max_levels, &max_levels, NULL));
-  PetscCall(PetscOptionsString("-algs", "Algorithms", "", algs_buf, algs_buf, sizeof(algs_buf), NULL));
-  PetscCall(PetscOptionsString("-orderings", "Orderings of our algorithms (-mat_cluster_reorder)", "", ords_buf, ords_buf, sizeof(ords_buf), NULL));
+  PetscCall(PetscOptionsStringArray("-algs", "Algorithms", "", alglist, &nalgs, &set));
+  if (set) algs.assign(alglist, alglist + nalgs);
+  for (PetscInt i = 0; set && i < nalgs; ++i) PetscCall(PetscFree(alglist[i]));
+  PetscCall(PetscOptionsStringArray("-orderings", "Orderings of our algorithms (-mat_cluster_reorder)", "", ordlist, &nords, &set));
+  if (set) orderings.assign(ordlist, ordlist + nords);
+  for (PetscInt i = 0; set && i < nords; ++i) PetscCall(PetscFree(ordlist[i]));
   PetscCall(PetscOptionsInt("-reps", "Best of this many searches", "", reps, &reps, NULL));
   PetscCall(PetscOptionsReal("-check_tol", "Relative tolerance of the check", "", tol, &tol, NULL));
   PetscOptionsEnd();
@@ -318,12 +303,12 @@ int main(int argc, char **argv)
   p.name = ProblemName(p);
 
   std::vector<Variant> variants;
-  for (const std::string &a : SplitList(algs_buf)) {
+  for (const std::string &a : algs) {
     const bool petsc = std::find(kPetscAlgs.begin(), kPetscAlgs.end(), a) != kPetscAlgs.end();
     PetscCheck(petsc || IsOurs(a), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-algs: unknown algorithm %s; valid: sorted scalable scalable_fast heap btheap llcondensed rowmerge hypre rowwise cluster cluster_fixed cluster_variable cluster_hierarchical", a.c_str());
     if (petsc) variants.push_back({a, ""});
     else
-      for (const std::string &o : SplitList(ords_buf)) {
+      for (const std::string &o : orderings) {
         PetscCallCXX(pcluster::ordering_from_string(o)); /* an unknown name is an error listing the valid ones */
         variants.push_back({a, o});
       }

@@ -1,11 +1,13 @@
 /*
-   The input matrices of the example programs (spgemm_bench, bfs): generated (design/benchmarks.md's
-   suite), read from a file (PETSc binary or Matrix Market), optionally shuffled by a random
-   symmetric permutation; as a MATSEQAIJ and as the core's CSR.
+   What the example programs (spgemm_bench, bfs) compare: the names of the SeqAIJ C = A*B algorithms,
+   PETSc's and ours, and the input matrices: generated (design/benchmarks.md's suite), read from a
+   file (PETSc binary or Matrix Market), optionally shuffled by a random symmetric permutation; as a
+   MATSEQAIJ and as the core's CSR.
 */
 #pragma once
 
 #include <petscmat.h>
+#include <petsccluster.h>
 
 #include "pcluster/generators.hpp"
 #include "pcluster/matrix_market.hpp"
@@ -18,6 +20,11 @@
 #include <vector>
 
 using Csr = pcluster::CsrMatrix<PetscInt, PetscScalar>;
+
+/* PETSc 3.18's SeqAIJ algorithms for C = A*B, and ours */
+inline const std::vector<std::string> kPetscAlgs = {"sorted", "scalable", "scalable_fast", "heap", "btheap", "llcondensed", "rowmerge", "hypre"};
+inline const std::vector<std::string> kOurAlgs   = {MATPRODUCTALGORITHMROWWISE, MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTERFIXED,
+                                                    MATPRODUCTALGORITHMCLUSTERVARIABLE, MATPRODUCTALGORITHMCLUSTERHIERARCHICAL};
 
 struct Problem {
   std::string name;

@@ -110,9 +110,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-const std::vector<std::string> kPetscAlgs = {"sorted", "scalable", "scalable_fast", "heap", "btheap", "llcondensed", "rowmerge", "hypre"};
-const std::vector<std::string> kOurAlgs = {MATPRODUCTALGORITHMROWWISE, MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTERFIXED,
-                                           MATPRODUCTALGORITHMCLUSTERVARIABLE, MATPRODUCTALGORITHMCLUSTERHIERARCHICAL};
 const char *const kPetscDefault = "sorted"; /* what "default" resolves to for SeqAIJ C=A*B in PETSc 3.18 */
 const std::vector<std::string> kPetscPtAPAlgs = {"scalable", "rap", "hypre"};
 const char *const kPetscPtAPDefault = "scalable"; /* "default" for SeqAIJ C=P^T*A*P in PETSc 3.18 */
