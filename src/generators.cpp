@@ -283,37 +283,14 @@ CsrMatrix<I, V> permute_symmetric(const CsrView<I, V> &A, const std::vector<I> &
       throw std::invalid_argument("permute_symmetric: not a permutation (entry " + std::to_string(p) + " = " + std::to_string(q) + ")");
     inv[static_cast<std::size_t>(q)] = static_cast<I>(p);
   }
-  CsrMatrix<I, V> B;
-  B.nrows = B.ncols = A.nrows;
-  B.rowptr.assign(static_cast<std::size_t>(A.nrows) + 1, I(0));
+  // Node p moves to perm[p]: row r of the result is row (node inv[r / bs], component r % bs) of A,
+  // and column j of A becomes bs * perm[j / bs] + j % bs.
+  std::vector<I> row_order(static_cast<std::size_t>(A.nrows)), col_new(static_cast<std::size_t>(A.nrows));
   for (Count r = 0; r < static_cast<Count>(A.nrows); ++r) {
-    const Count old = bs * static_cast<Count>(inv[static_cast<std::size_t>(r / bs)]) + r % bs;
-    B.rowptr[static_cast<std::size_t>(r) + 1] = B.rowptr[static_cast<std::size_t>(r)] + A.row_length(static_cast<I>(old));
+    row_order[static_cast<std::size_t>(r)] = static_cast<I>(bs * static_cast<Count>(inv[static_cast<std::size_t>(r / bs)]) + r % bs);
+    col_new[static_cast<std::size_t>(r)] = static_cast<I>(bs * static_cast<Count>(perm[static_cast<std::size_t>(r / bs)]) + r % bs);
   }
-  B.colidx.resize(static_cast<std::size_t>(A.nnz()));
-  if (A.values) B.values.resize(static_cast<std::size_t>(A.nnz()));
-#pragma omp parallel
-  {
-    std::vector<std::pair<I, V>> row;
-#pragma omp for schedule(dynamic, 256)
-    for (Count r = 0; r < static_cast<Count>(A.nrows); ++r) {
-      const Count old = bs * static_cast<Count>(inv[static_cast<std::size_t>(r / bs)]) + r % bs;
-      row.clear();
-      for (I k = A.rowptr[old]; k < A.rowptr[old + 1]; ++k) {
-        const Count j = A.colidx[k];
-        row.emplace_back(static_cast<I>(bs * static_cast<Count>(perm[static_cast<std::size_t>(j / bs)]) + j % bs),
-                         A.values ? A.values[k] : V(1));
-      }
-      std::sort(row.begin(), row.end(), [](const std::pair<I, V> &x, const std::pair<I, V> &y) { return x.first < y.first; });
-      I out = B.rowptr[static_cast<std::size_t>(r)];
-      for (const auto &e : row) {
-        B.colidx[static_cast<std::size_t>(out)] = e.first;
-        if (A.values) B.values[static_cast<std::size_t>(out)] = e.second;
-        ++out;
-      }
-    }
-  }
-  return B;
+  return permute(A, row_order.data(), col_new.data());
 }
 
 template <class I, class V>
