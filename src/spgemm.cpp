@@ -633,7 +633,11 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     if (made) made->seconds_ordering = st.seconds_ordering;
   }
   im.a_nnz = A.nnz();
-  const CsrView<I, V> Aw = im.working_a(A), Bw = im.working_b(A, B);
+  // Values are gathered into the working copies only when this phase uses them (fused values, the
+  // clusters' values); otherwise the numeric phase gathers them, once.
+  auto pattern_of = [](const CsrView<I, V> &M) { return CsrView<I, V>{M.nrows, M.ncols, M.rowptr, M.colidx, nullptr}; };
+  const CsrView<I, V> Aw = im.working_a(fused || opts.kernel == Kernel::Cluster ? A : pattern_of(A));
+  const CsrView<I, V> Bw = im.working_b(Aw.values ? A : pattern_of(A), fused ? B : pattern_of(B));
   const I *const out_cols = im.permute_output ? im.order().data() : nullptr; // B_w's columns -> C's
 
   // Per-row flops (64-bit) and their total.
