@@ -1,25 +1,35 @@
 /*
-   Takes over MATSEQAIJ product dispatch (mechanism (a) of shared/design/petsc.md §2).
+   Takes over MATSEQAIJ and MATMPIAIJ product dispatch (mechanism (a) of shared/design/petsc.md §2).
 
-   MatRegister(MATSEQAIJ, MatCreate_SeqAIJ_Cluster) replaces the constructor in PETSc's MatList, so
-   every SeqAIJ matrix created afterwards (MatCreateSeqAIJ, MatSetType, MatDuplicate, MatConvert,
-   product results, ...) is built by PETSc's own constructor and then gets
-   MatProductSetFromOptions_SeqAIJ_Cluster as its ops->productsetfromoptions. PETSc calls that hook
-   only when A and B (and C for ABC) share it ("matching op"), i.e. both are SeqAIJ; mixed pairs
-   (seqaij x seqdense, seqaij x seqmaij, ...) still go to PETSc's composed functions untouched.
+   MatRegister(MATSEQAIJ, MatCreate_Cluster<SeqAIJ>) replaces the constructor in PETSc's MatList (and
+   likewise for MATMPIAIJ), so every such matrix created afterwards (MatCreateAIJ, MatSetType,
+   MatDuplicate, MatConvert, product results, ...) is built by PETSc's own constructor and then gets
+   MatProductSetFromOptions_Cluster<type> as its ops->productsetfromoptions. PETSc calls that hook
+   only when A and B (and C for ABC) share it ("matching op"), i.e. all are SeqAIJ or all MPIAIJ;
+   mixed pairs (aij x dense, aij x maij, ...) still go to PETSc's composed functions untouched.
 
-   The hook reads the algorithm name the way PETSc's SeqAIJ selector would for this product:
+   The hook reads the algorithm name the way PETSc's selector would for this product:
      api_user (MatMatMult, MatPtAP, ...):  -[prefix]matmatmult_via, -matptap_via, ... (table below)
      MatProductCreate users:               -[prefix]mat_product_algorithm
      neither given:                        product->alg (MatProductSetAlgorithm())
-   One of ours  -> our symbolic is installed, PETSc's selector is not called (its EList would reject
-                   the name);
+   One of ours  -> our symbolic for the type is installed, PETSc's selector is not called (its EList
+                   would reject the name);
    anything else -> PETSc's saved selector runs exactly as without the plugin.
 */
 #include "petscclusterimpl.h"
 
-static PetscErrorCode (*MatCreate_SeqAIJ_Orig)(Mat)                 = NULL;
-static PetscErrorCode (*MatProductSetFromOptions_SeqAIJ_Orig)(Mat) = NULL;
+/* The matrix types whose product dispatch is taken over; the index is the template argument below */
+enum MatClusterAIJ { kSeqAIJ, kMPIAIJ, kNumAIJ };
+struct MatClusterDispatch {
+  const char *type;
+  PetscErrorCode (*symbolic)(Mat);                  /* ours, for every product type */
+  PetscErrorCode (*create_orig)(Mat);               /* PETSc's constructor */
+  PetscErrorCode (*productsetfromoptions_orig)(Mat); /* PETSc's selector, captured from the first matrix */
+};
+static MatClusterDispatch MatClusterDispatchTable[kNumAIJ] = {
+  {MATSEQAIJ, MatProductSymbolic_SeqAIJ_Cluster, NULL, NULL},
+  {MATMPIAIJ, MatProductSymbolic_MPIAIJ_Cluster, NULL, NULL},
+};
 
 /* The option PETSc's SeqAIJ selector reads for this product (matmatmult.c, 3.18.5) */
 static const char *MatClusterAlgorithmOption(const Mat_Product *product)
@@ -43,18 +53,21 @@ static const char *MatClusterAlgorithmOption(const Mat_Product *product)
   }
 }
 
-static PetscErrorCode MatProductSetFromOptions_SeqAIJ_Cluster(Mat C)
+template <int K>
+static PetscErrorCode MatProductSetFromOptions_Cluster(Mat C)
 {
-  Mat_Product *product = C->product;
-  const char  *prefix  = ((PetscObject)C)->prefix ? ((PetscObject)C)->prefix : "";
-  const char  *option;
-  const char  *alg, *canonical = NULL;
-  char         name[256];
-  PetscBool    set = PETSC_FALSE, ours, seqA = PETSC_FALSE, seqB = PETSC_FALSE;
+  MatClusterDispatch &d       = MatClusterDispatchTable[K];
+  Mat_Product        *product = C->product;
+  const char         *prefix  = ((PetscObject)C)->prefix ? ((PetscObject)C)->prefix : "";
+  const char         *option;
+  const char         *alg, *canonical = NULL;
+  char                name[256];
+  PetscBool           set = PETSC_FALSE, ours, match = PETSC_TRUE;
 
   PetscFunctionBegin;
+  PetscCheck(d.productsetfromoptions_orig, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "petsc-cluster: PETSc's %s product selector was not captured", d.type);
   if (!product || product->type == MATPRODUCT_UNSPECIFIED) {
-    if (MatProductSetFromOptions_SeqAIJ_Orig) PetscCall((*MatProductSetFromOptions_SeqAIJ_Orig)(C));
+    PetscCall((*d.productsetfromoptions_orig)(C));
     PetscFunctionReturn(0);
   }
   option = MatClusterAlgorithmOption(product);
@@ -63,66 +76,79 @@ static PetscErrorCode MatProductSetFromOptions_SeqAIJ_Cluster(Mat C)
   PetscCall(MatClusterAlgorithmIsOurs_Private(alg, &ours, &canonical));
 
   if (!ours) { /* PETSc's own selector, unchanged; on an unknown name add ours to its list */
-    PetscErrorCode ierr;
-
-    PetscCheck(MatProductSetFromOptions_SeqAIJ_Orig, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "petsc-cluster: PETSc's SeqAIJ product selector was not captured");
-    ierr = (*MatProductSetFromOptions_SeqAIJ_Orig)(C);
-    if (ierr == PETSC_ERR_USER && set) (void)(*PetscErrorPrintf)("petsc-cluster adds these algorithms for -%s%s (seqaij operands): %s\n", prefix, option + 1, MatClusterAlgorithmList_Private());
+    PetscErrorCode ierr = (*d.productsetfromoptions_orig)(C);
+    if (ierr == PETSC_ERR_USER && set) (void)(*PetscErrorPrintf)("petsc-cluster adds these algorithms for -%s%s (%s operands): %s\n", prefix, option + 1, d.type, MatClusterAlgorithmList_Private());
     PetscCall(ierr);
     PetscFunctionReturn(0);
   }
 
-  /* One of ours: every product type of the core (AB, AtB, ABt, PtAP, RARt, ABC), operands exactly
-     MATSEQAIJ (host memory). Mixed operand types never reach this hook (see the top of this file). */
-  PetscCall(PetscObjectTypeCompare((PetscObject)product->A, MATSEQAIJ, &seqA));
-  PetscCall(PetscObjectTypeCompare((PetscObject)product->B, MATSEQAIJ, &seqB));
-  if (product->type == MATPRODUCT_ABC && seqA && seqB) PetscCall(PetscObjectTypeCompare((PetscObject)product->C, MATSEQAIJ, &seqB));
-  PetscCheck(MatClusterProductTypeSupported_Private(product->type) && seqA && seqB, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP,
-             "petsc-cluster algorithm %s (%s%s%s) supports MatProductType AB, AtB, ABt, PtAP, RARt and ABC with operands of type %s; got %s with A %s and B %s. Use one of PETSc's algorithms for this product",
-             alg, set ? "from -" : "set by MatProductSetAlgorithm()", set ? prefix : "", set ? option + 1 : "", MATSEQAIJ, MatProductTypes[product->type], ((PetscObject)product->A)->type_name,
+  /* One of ours: every product type of the core (AB, AtB, ABt, PtAP, RARt, ABC), operands exactly of
+     type d.type (host memory). Mixed operand types never reach this hook (see the top of this file). */
+  Mat ops[3] = {product->A, product->B, product->type == MATPRODUCT_ABC ? product->C : NULL};
+  for (Mat M : ops) {
+    PetscBool same = PETSC_TRUE;
+    if (M) PetscCall(PetscObjectTypeCompare((PetscObject)M, d.type, &same));
+    match = (PetscBool)(match && same);
+  }
+  PetscCheck(MatClusterProductTypeSupported_Private(product->type) && match, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP,
+             "petsc-cluster algorithm %s (%s%s%s) supports MatProductType AB, AtB, ABt, PtAP, RARt and ABC with operands all of type %s or all of type %s; got %s with A %s and B %s. Use one of PETSc's algorithms for this product",
+             alg, set ? "from -" : "set by MatProductSetAlgorithm()", set ? prefix : "", set ? option + 1 : "", MATSEQAIJ, MATMPIAIJ, MatProductTypes[product->type], ((PetscObject)product->A)->type_name,
              ((PetscObject)product->B)->type_name);
   PetscCall(MatProductSetAlgorithm(C, canonical)); /* persists; shown by views and -info */
-  C->ops->productsymbolic = MatProductSymbolic_SeqAIJ_Cluster;
+  C->ops->productsymbolic = d.symbolic;
   PetscCall(PetscInfo(C, "petsc-cluster takes MatProduct %s (%s x %s) with algorithm %s\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name, product->alg));
   PetscFunctionReturn(0);
 }
 
-/* PETSc's SeqAIJ constructor, then our hook in place of its product selector */
-static PetscErrorCode MatCreate_SeqAIJ_Cluster(Mat B)
+/* PETSc's constructor, then our hook in place of its product selector */
+template <int K>
+static PetscErrorCode MatCreate_Cluster(Mat B)
 {
+  MatClusterDispatch &d = MatClusterDispatchTable[K];
+
   PetscFunctionBegin;
-  PetscCall((*MatCreate_SeqAIJ_Orig)(B));
-  if (!MatProductSetFromOptions_SeqAIJ_Orig) MatProductSetFromOptions_SeqAIJ_Orig = B->ops->productsetfromoptions;
-  if (B->ops->productsetfromoptions == MatProductSetFromOptions_SeqAIJ_Orig) B->ops->productsetfromoptions = MatProductSetFromOptions_SeqAIJ_Cluster;
-  else if (B->ops->productsetfromoptions != MatProductSetFromOptions_SeqAIJ_Cluster) PetscCall(PetscInfo(B, "petsc-cluster: unexpected productsetfromoptions on a new %s; left to PETSc\n", MATSEQAIJ));
+  PetscCall((*d.create_orig)(B));
+  if (!d.productsetfromoptions_orig) d.productsetfromoptions_orig = B->ops->productsetfromoptions;
+  if (B->ops->productsetfromoptions == d.productsetfromoptions_orig) B->ops->productsetfromoptions = MatProductSetFromOptions_Cluster<K>;
+  else if (B->ops->productsetfromoptions != MatProductSetFromOptions_Cluster<K>) PetscCall(PetscInfo(B, "petsc-cluster: unexpected productsetfromoptions on a new %s; left to PETSc\n", d.type));
   PetscFunctionReturn(0);
 }
 
-/* Idempotent: a second registration finds the wrapper already in MatList and does nothing */
-PetscErrorCode MatClusterDispatchRegister_Private(void)
+template <int K>
+static PetscErrorCode MatClusterDispatchRegisterType(void)
 {
+  MatClusterDispatch &d = MatClusterDispatchTable[K];
   PetscErrorCode (*current)(Mat) = NULL;
 
   PetscFunctionBegin;
+  PetscCall(PetscFunctionListFind(MatList, d.type, &current));
+  PetscCheck(current, PETSC_COMM_SELF, PETSC_ERR_PLIB, "petsc-cluster: no constructor for %s in MatList", d.type);
+  if (current == MatCreate_Cluster<K>) PetscFunctionReturn(0);
+  d.create_orig = current;
+  PetscCall(MatRegister(d.type, MatCreate_Cluster<K>));
+  PetscFunctionReturn(0);
+}
+
+/* Idempotent: a second registration finds the wrappers already in MatList and does nothing */
+PetscErrorCode MatClusterDispatchRegister_Private(void)
+{
+  PetscFunctionBegin;
   PetscCall(MatInitializePackage()); /* fills MatList (MatRegisterAll) */
-  PetscCall(PetscFunctionListFind(MatList, MATSEQAIJ, &current));
-  PetscCheck(current, PETSC_COMM_SELF, PETSC_ERR_PLIB, "petsc-cluster: no constructor for %s in MatList", MATSEQAIJ);
-  if (current == MatCreate_SeqAIJ_Cluster) PetscFunctionReturn(0);
-  MatCreate_SeqAIJ_Orig = current;
-  PetscCall(MatRegister(MATSEQAIJ, MatCreate_SeqAIJ_Cluster));
-  PetscCall(PetscInfo(NULL, "petsc-cluster: %s constructor wrapped; product algorithms %s\n", MATSEQAIJ, MatClusterAlgorithmList_Private()));
+  PetscCall(MatClusterDispatchRegisterType<kSeqAIJ>());
+  PetscCall(MatClusterDispatchRegisterType<kMPIAIJ>());
+  PetscCall(PetscInfo(NULL, "petsc-cluster: %s and %s constructors wrapped; product algorithms %s\n", MATSEQAIJ, MATMPIAIJ, MatClusterAlgorithmList_Private()));
   PetscFunctionReturn(0);
 }
 
 /*
-   PetscFinalize destroys MatList; a new PetscInitialize registers again (the wrapper is then not in
-   MatList, so MatClusterDispatchRegister_Private captures PETSc's constructor anew). The captured
-   pointers stay valid meanwhile (they point into libpetsc), so matrices created late in
-   PetscFinalize still work; only the selector is captured again from the next SeqAIJ.
+   PetscFinalize destroys MatList; a new PetscInitialize registers again (the wrappers are then not in
+   MatList, so registration captures PETSc's constructors anew). The captured pointers stay valid
+   meanwhile (they point into libpetsc), so matrices created late in PetscFinalize still work; only
+   the selectors are captured again from the next matrices.
 */
 PetscErrorCode MatClusterDispatchReset_Private(void)
 {
   PetscFunctionBegin;
-  MatProductSetFromOptions_SeqAIJ_Orig = NULL;
+  for (MatClusterDispatch &d : MatClusterDispatchTable) d.productsetfromoptions_orig = NULL;
   PetscFunctionReturn(0);
 }

@@ -6,6 +6,7 @@
    options.cxx         algorithm names; -mat_cluster_* options -> pcluster::SpgemmOptions
    ordering.cxx        MatOrderingRegister for the core's orderings
    product_seqaij.cxx  AB, AtB, ABt, PtAP, RARt, ABC for MATSEQAIJ: symbolic, numeric, view, destroy
+   product_mpiaij.cxx  the same for MATMPIAIJ: PETSc's local pieces, the core on them, COO assembly
 */
 #pragma once
 
@@ -17,6 +18,7 @@
 #include "pcluster/product.hpp"
 #include "pcluster/spgemm.hpp"
 
+#include <cstdint>
 #include <exception>
 #include <new>
 #include <stdexcept>
@@ -51,9 +53,17 @@ PETSC_INTERN PetscErrorCode           MatClusterOrderingOptionsCheck_Private(MPI
 PETSC_INTERN PetscErrorCode MatClusterOrderingRegister_Private(void);
 PETSC_INTERN PetscLogEvent  MatClusterOrderingEvent_Private(pcluster::OrderingType);
 
-/* product_seqaij.cxx: every product type of pcluster::ProductPlan on MATSEQAIJ operands */
+/* product_seqaij.cxx: every product type of pcluster::ProductPlan on MATSEQAIJ operands, and the
+   pieces product_mpiaij.cxx shares */
 PETSC_INTERN PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C);
 PETSC_INTERN PetscBool      MatClusterProductTypeSupported_Private(MatProductType);
+PETSC_INTERN bool           MatClusterProductType_Private(MatProductType, pcluster::ProductType *);
+PETSC_INTERN void           MatClusterResultBlockSizes_Private(Mat C, PetscInt *rbs, PetscInt *cbs); /* as PETSc's algorithms set them */
+PETSC_INTERN PetscErrorCode MatSeqAIJGetCsrView_Cluster(Mat M, const char name[], pcluster::CsrView<PetscInt, PetscScalar> *v); /* zero-copy */
+PETSC_INTERN std::uint64_t  MatClusterPatternHashOf_Private(const pcluster::CsrView<PetscInt, PetscScalar> &M);
+
+/* product_mpiaij.cxx: every product type on MATMPIAIJ operands */
+PETSC_INTERN PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C);
 
 /*
    PetscClusterCallCXX(comm, what, statements) - runs core (C++) code and turns its exceptions into

@@ -62,11 +62,13 @@ struct MatProductCluster_SeqAIJ {
   PetscObjectState state[kMaxOperands] = {0, 0, 0};
 };
 
+} // namespace
+
 /* A position-weighted checksum of the pattern: detects a different pattern with equal nnz behind a
    new Mat object (a changed index changes the sum unless another change cancels it exactly). Unlike
    a chained hash (FNV), the terms are independent, so it vectorises and runs at memory speed: it is
    computed on every symbolic phase and must not show in its cost. */
-std::uint64_t PatternHash(const CsrView &M)
+std::uint64_t MatClusterPatternHashOf_Private(const pcluster::CsrView<PetscInt, PetscScalar> &M)
 {
   const pcluster::Count nnz = M.nnz();
   std::uint64_t         h   = 0x9E3779B97F4A7C15ull * (std::uint64_t)M.nrows + (std::uint64_t)M.ncols;
@@ -76,10 +78,8 @@ std::uint64_t PatternHash(const CsrView &M)
   for (pcluster::Count k = 0; k < nnz; ++k) hc += (std::uint64_t)(k + 1) * ((std::uint64_t)M.colidx[k] * 0x165667B19E3779F9ull + 1);
   return h ^ hc;
 }
-} // namespace
-
 /* Zero-copy view of an assembled host MATSEQAIJ */
-static PetscErrorCode MatSeqAIJGetCsrView_Cluster(Mat M, const char name[], CsrView *v)
+PetscErrorCode MatSeqAIJGetCsrView_Cluster(Mat M, const char name[], pcluster::CsrView<PetscInt, PetscScalar> *v)
 {
   const PetscInt *i = NULL, *j = NULL;
   PetscScalar    *a = NULL;
@@ -220,7 +220,7 @@ static PetscErrorCode MatClusterPatternHash(Mat M, const char name[], const CsrV
   }
   PetscClusterCallCXX(PetscObjectComm((PetscObject)M), "operand check", pcluster::validate(v, name));
   auto record  = std::make_unique<MatClusterPatternRecord>();
-  record->hash = *hash = PatternHash(v);
+  record->hash = *hash = MatClusterPatternHashOf_Private(v);
   PetscCall(MatClusterRecordSet(M, MatClusterPatternKey, std::move(record)));
   PetscFunctionReturn(0);
 }
@@ -313,7 +313,7 @@ static PetscErrorCode MatProductDestroy_Cluster_SeqAIJ(void *data)
 }
 
 /* The core's name for a MatProduct type; false for types without a chain */
-static bool MatClusterProductType(MatProductType type, pcluster::ProductType *t)
+bool MatClusterProductType_Private(MatProductType type, pcluster::ProductType *t)
 {
   switch (type) {
   case MATPRODUCT_AB:
@@ -342,7 +342,7 @@ static bool MatClusterProductType(MatProductType type, pcluster::ProductType *t)
 PetscBool MatClusterProductTypeSupported_Private(MatProductType type)
 {
   pcluster::ProductType t;
-  return MatClusterProductType(type, &t) ? PETSC_TRUE : PETSC_FALSE;
+  return MatClusterProductType_Private(type, &t) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* The product's operands in the order the core takes them (A, B[, C]; PtAP's B is P, RARt's B is R) */
@@ -370,7 +370,7 @@ static PetscErrorCode MatClusterGetOperands(Mat C, int *nops, Mat mats[kMaxOpera
 }
 
 /* C's block sizes, as PETSc's own SeqAIJ algorithms set them */
-static void MatClusterResultBlockSizes(Mat C, PetscInt *rbs, PetscInt *cbs)
+void MatClusterResultBlockSizes_Private(Mat C, PetscInt *rbs, PetscInt *cbs)
 {
   Mat_Product *product = C->product;
   Mat          A = product->A, B = product->B;
@@ -504,7 +504,7 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
 
   PetscFunctionBegin;
   PetscCheck(!product->data, comm, PETSC_ERR_PLIB, "petsc-cluster: product data already set");
-  PetscCheck(MatClusterProductType(product->type, &type), comm, PETSC_ERR_SUP, "petsc-cluster: MatProduct type %s is not supported", MatProductTypes[product->type]);
+  PetscCheck(MatClusterProductType_Private(product->type, &type), comm, PETSC_ERR_SUP, "petsc-cluster: MatProduct type %s is not supported", MatProductTypes[product->type]);
   PetscCall(MatClusterGetOperands(C, &nops, mats, names, views));
   const std::vector<CsrView> operands(views, views + nops);
   try {
@@ -554,7 +554,7 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
 
   /* C in place: sizes, then type and structure (MatHeaderReplace replaces C->ops) */
   PetscCall(PetscTime(&t0));
-  MatClusterResultBlockSizes(C, &rbs, &cbs);
+  MatClusterResultBlockSizes_Private(C, &rbs, &cbs);
   PetscCall(MatSetSizes(C, dims[0], dims[1], dims[0], dims[1]));
   PetscCall(MatSeqAIJSetStructure_Cluster(C, dims[0], dims[1], rbs, cbs, ci, cj, cv));
   PetscCall(PetscTime(&t1));
