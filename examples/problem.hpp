@@ -188,3 +188,52 @@ inline PetscInt64 Flops(const Csr &MA, const Csr &MB)
   return f;
 }
 
+
+/* How the rows of a distributed matrix are split over the ranks */
+enum class RowLayout { Even, Uneven, EmptyFirst };
+inline const char *const kRowLayoutNames[] = {"even", "uneven", "empty_first", "RowLayout", "ROW_LAYOUT_", nullptr};
+
+/* This rank's number of rows of n, in whole blocks of bs: Even as PETSC_DECIDE does; Uneven gives rank
+   r a share proportional to r+1; EmptyFirst gives rank 0 nothing (on more than one rank) and splits
+   the rest evenly. */
+inline PetscInt LocalRows(RowLayout layout, PetscInt n, PetscInt bs, PetscMPIInt rank, PetscMPIInt size)
+{
+  const PetscInt blocks = n / bs;
+  auto           share  = [&](PetscInt r) { /* blocks before rank r */
+    switch (layout) {
+    case RowLayout::Uneven:
+      return (PetscInt)((PetscInt64)blocks * (r * (r + 1) / 2) / ((PetscInt64)size * (size + 1) / 2));
+    case RowLayout::EmptyFirst:
+      if (size == 1) return r ? blocks : 0;
+      return r == 0 ? 0 : (PetscInt)((PetscInt64)blocks * (r - 1) / (size - 1));
+    default:
+      return (PetscInt)((PetscInt64)blocks * r / size);
+    }
+  };
+  return (share(rank + 1) - share(rank)) * bs;
+}
+
+/* A MATMPIAIJ on comm from the full CSR M (every rank holds M; each takes its rows), rows and columns
+   split by layout when square; a rectangular M's columns are split evenly */
+inline PetscErrorCode MatFromCsrDistributed(MPI_Comm comm, const Csr &M, PetscInt bs, RowLayout layout, Mat *A)
+{
+  PetscMPIInt rank, size;
+  PetscInt    m, n, rstart = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  m = LocalRows(layout, M.nrows, bs, rank, size);
+  n = M.nrows == M.ncols ? m : LocalRows(RowLayout::Even, M.ncols, 1, rank, size);
+  PetscCallMPI(MPI_Exscan(&m, &rstart, 1, MPIU_INT, MPI_SUM, comm));
+  if (rank == 0) rstart = 0;
+  std::vector<PetscInt> rowptr(m + 1);
+  for (PetscInt i = 0; i <= m; ++i) rowptr[i] = M.rowptr[rstart + i] - M.rowptr[rstart];
+  const PetscInt off = M.rowptr[rstart];
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, M.nrows, M.ncols));
+  PetscCall(MatSetBlockSize(*A, bs));
+  PetscCall(MatSetType(*A, MATMPIAIJ));
+  PetscCall(MatMPIAIJSetPreallocationCSR(*A, rowptr.data(), M.colidx.data() + off, M.values.data() + off));
+  PetscFunctionReturn(0);
+}

@@ -3,7 +3,10 @@
 # to the stock program, after an optional line filter.
 #
 #   cmake -DEXE=prog -DARGS="a|b|c" [-DEXPECTED=file.out | -DREF_ARGS="a|b"] [-DFILTER_OUT=regex]
-#         [-DREQUIRE_REGEX=regex] [-DLOG_LESS=EvA<EvB] [-DWORKDIR=dir] -P run_compare.cmake
+#         [-DREQUIRE_REGEX=regex] [-DLOG_LESS=EvA<EvB] [-DWORKDIR=dir] [-DLAUNCH="mpiexec|-n|2"]
+#         -P run_compare.cmake
+#
+# LAUNCH (optional): a launcher put before EXE (the program and its reference run), e.g. mpiexec.
 #
 # REF_ARGS: instead of a file, the expected output is that of a run of the same program with these
 # arguments (PETSc's own algorithms): used where the installed output file was made on another
@@ -22,16 +25,17 @@ if(NOT DEFINED EXE)
   message(FATAL_ERROR "run_compare.cmake: EXE not set")
 endif()
 string(REPLACE "|" ";" _args "${ARGS}")
+string(REPLACE "|" ";" _launch "${LAUNCH}")
 if(NOT DEFINED WORKDIR)
   set(WORKDIR ".")
 endif()
-execute_process(COMMAND ${EXE} ${_args}
+execute_process(COMMAND ${_launch} ${EXE} ${_args}
   WORKING_DIRECTORY ${WORKDIR}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(REPLACE ";" "|" _shown "${_args}")
 if(NOT rc EQUAL 0)
   message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
-  message(FATAL_ERROR "FAILED: ${EXE} ${ARGS} exited with ${rc}")
+  message(FATAL_ERROR "FAILED: ${LAUNCH} ${EXE} ${ARGS} exited with ${rc}")
 endif()
 if(NOT "${err}" STREQUAL "")
   message("---- stderr (exit code 0) ----\n${err}")
@@ -93,7 +97,7 @@ set(_have_expected FALSE)
 if(DEFINED REF_ARGS AND NOT "${REF_ARGS}" STREQUAL "")
   # The expected output is that of a reference run of the same program (PETSc's own algorithms).
   string(REPLACE "|" ";" _ref_args "${REF_ARGS}")
-  execute_process(COMMAND ${EXE} ${_ref_args} WORKING_DIRECTORY ${WORKDIR}
+  execute_process(COMMAND ${_launch} ${EXE} ${_ref_args} WORKING_DIRECTORY ${WORKDIR}
     RESULT_VARIABLE ref_rc OUTPUT_VARIABLE expected ERROR_VARIABLE ref_err)
   if(NOT ref_rc EQUAL 0)
     message("---- reference stderr ----\n${ref_err}")

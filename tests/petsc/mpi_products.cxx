@@ -1,0 +1,351 @@
+static char help[] = "Checks every MatProduct type on MATMPIAIJ with petsc-cluster's algorithms against PETSc's own\n\
+MPI algorithm (its default for the type) in the same run: identical nonzero pattern on every rank and\n\
+values within a relative tolerance, for the fused path (MatMatMult() & co. selected by -mat*_via), for\n\
+MatProductSymbolic() (zeros) then MatProductNumeric(), and again after the operands' values change\n\
+(MAT_REUSE_MATRIX / MatProductNumeric only).\n\
+Options:\n\
+  -gen <p7|s27|e27|rmat|rgg> -n <N>   generated A (default p7, n 8), or\n\
+  -f <file.mtx>                        A from a Matrix Market file (every rank reads it)\n\
+  -skip_if_missing                     exit with code 77 (skipped) if -f does not exist\n\
+  -layout <even|uneven|empty_first>    rows per rank (default even; empty_first: rank 0 owns none)\n\
+  -types <AB,AtB,ABt,PtAP,RARt,ABC>    product types (default all; a rectangular A: AtB,ABt)\n\
+  -algorithms <a,b,...>                ours (default cluster,cluster_fixed,cluster_variable,\n\
+                                       cluster_hierarchical,rowwise)\n\
+  -agg <k>                             rows per aggregate of the prolongator P (default 4)\n\
+  -rtol <1e-12>                        tolerance on max|C - C_ref| / max|C_ref|\n\
+The operands: B = A for AB, AtB and ABt; P = (I - 0.5 D^-1 A) P0 with P0 the aggregation of k\n\
+consecutive rows of a rank (a smoothed-aggregation prolongator, made by PETSc) for PtAP and ABC\n\
+(C = P^T A P as R*A*P with R = P^T), R = P^T for RARt. Exits with code 1 on any disagreement.\n\n";
+
+#include <petsccluster.h>
+#include <petscmat.h>
+
+#include "../../examples/problem.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+/* Largest |C - Cref| relative to max |Cref| over all ranks, or -1 if the patterns differ anywhere */
+PetscErrorCode Compare(Mat C, Mat Cref, PetscReal *rel, std::string *where)
+{
+  MPI_Comm  comm = PetscObjectComm((PetscObject)C);
+  PetscInt  rstart, rend, rstart_ref, rend_ref;
+  PetscReal local[2] = {0, 0}, global[2]; /* max |diff|, max |ref| */
+  PetscBool same = PETSC_TRUE, all;
+  char      buf[256] = "";
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetOwnershipRange(C, &rstart, &rend));
+  PetscCall(MatGetOwnershipRange(Cref, &rstart_ref, &rend_ref));
+  if (rstart != rstart_ref || rend != rend_ref) {
+    same = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "row ranges differ: [%" PetscInt_FMT ",%" PetscInt_FMT ") vs [%" PetscInt_FMT ",%" PetscInt_FMT ")", rstart, rend, rstart_ref, rend_ref));
+  }
+  for (PetscInt i = rstart; same && i < rend; ++i) {
+    PetscInt           n, nref;
+    const PetscInt    *cols, *cols_ref;
+    const PetscScalar *v, *vref;
+    PetscCall(MatGetRow(C, i, &n, &cols, &v));
+    PetscCall(MatGetRow(Cref, i, &nref, &cols_ref, &vref));
+    if (n != nref) {
+      same = PETSC_FALSE;
+      PetscCall(PetscSNPrintf(buf, sizeof(buf), "row %" PetscInt_FMT ": %" PetscInt_FMT " entries, reference %" PetscInt_FMT, i, n, nref));
+    }
+    for (PetscInt k = 0; same && k < n; ++k) {
+      if (cols[k] != cols_ref[k]) {
+        same = PETSC_FALSE;
+        PetscCall(PetscSNPrintf(buf, sizeof(buf), "row %" PetscInt_FMT ": column %" PetscInt_FMT ", reference %" PetscInt_FMT, i, cols[k], cols_ref[k]));
+      }
+      local[0] = PetscMax(local[0], PetscAbsScalar(v[k] - vref[k]));
+      local[1] = PetscMax(local[1], PetscAbsScalar(vref[k]));
+    }
+    PetscCall(MatRestoreRow(Cref, i, &nref, &cols_ref, &vref));
+    PetscCall(MatRestoreRow(C, i, &n, &cols, &v));
+  }
+  PetscCall(MPIU_Allreduce(&same, &all, 1, MPIU_BOOL, MPI_LAND, comm));
+  PetscCall(MPIU_Allreduce(local, global, 2, MPIU_REAL, MPIU_MAX, comm));
+  *rel = all ? (global[1] > 0 ? global[0] / global[1] : global[0]) : -1;
+  if (!same) {
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    PetscCall(PetscSynchronizedPrintf(comm, "  [rank %d] %s\n", (int)rank, buf));
+  }
+  PetscCall(PetscSynchronizedFlush(comm, PETSC_STDOUT));
+  *where = all ? "" : "pattern differs";
+  PetscFunctionReturn(0);
+}
+
+/* Every stored value of C is zero (a symbolic-only product) */
+PetscErrorCode AllZero(Mat C, PetscBool *zero)
+{
+  PetscReal norm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatNorm(C, NORM_FROBENIUS, &norm));
+  *zero = norm == 0 ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* Scales rows and columns by pseudo-random factors in [0.5, 1.5]: new values, same pattern */
+PetscErrorCode Perturb(Mat M, PetscInt seed)
+{
+  Vec      l, r;
+  PetscInt lo, hi;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(M, &r, &l));
+  for (Vec x : {l, r}) {
+    PetscScalar *a;
+    PetscCall(VecGetOwnershipRange(x, &lo, &hi));
+    PetscCall(VecGetArray(x, &a));
+    for (PetscInt i = lo; i < hi; ++i) a[i - lo] = 0.5 + (PetscReal)(((i + 1) * 2654435761u + (unsigned)seed * 40503u) % 1000u) / 1000.0;
+    PetscCall(VecRestoreArray(x, &a));
+    ++seed;
+  }
+  PetscCall(MatDiagonalScale(M, l, r));
+  PetscCall(VecDestroy(&l));
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(0);
+}
+
+/* P = (I - 0.5 D^-1 A) P0, P0 aggregating k consecutive rows of a rank into one coarse column owned
+   by that rank: the shape of a smoothed-aggregation prolongator */
+PetscErrorCode Prolongator(Mat A, PetscInt k, Mat *P)
+{
+  Mat      P0, AP;
+  Vec      d;
+  PetscInt rstart, rend, m, nc, cstart = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  m  = rend - rstart;
+  nc = (m + k - 1) / k;
+  PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
+  {
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
+    if (rank == 0) cstart = 0;
+  }
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &P0));
+  PetscCall(MatSetSizes(P0, m, nc, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(P0, MATMPIAIJ)); /* as A, also on one rank */
+  PetscCall(MatMPIAIJSetPreallocation(P0, 1, NULL, 0, NULL));
+  for (PetscInt i = rstart; i < rend; ++i) PetscCall(MatSetValue(P0, i, cstart + (i - rstart) / k, 1.0, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(P0, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(P0, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatMatMult(A, P0, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP)); /* PETSc's default (no -matmatmult_via set yet) */
+  PetscCall(MatCreateVecs(A, NULL, &d));
+  PetscCall(MatGetDiagonal(A, d));
+  for (PetscInt i = rstart; i < rend; ++i) { /* rows without a diagonal: no smoothing */
+    PetscScalar v;
+    PetscCall(VecGetValues(d, 1, &i, &v));
+    PetscCall(VecSetValue(d, i, v != 0.0 ? -0.5 / v : 0.0, INSERT_VALUES));
+  }
+  PetscCall(VecAssemblyBegin(d));
+  PetscCall(VecAssemblyEnd(d));
+  PetscCall(MatDiagonalScale(AP, d, NULL));
+  PetscCall(MatAXPY(AP, 1.0, P0, DIFFERENT_NONZERO_PATTERN));
+  *P = AP;
+  PetscCall(MatDestroy(&P0));
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(0);
+}
+
+struct TypeInfo {
+  const char    *name;
+  MatProductType type;
+  const char    *via; /* the option MatMatMult() & co. read */
+};
+const TypeInfo kTypes[] = {
+  {"AB", MATPRODUCT_AB, "-matmatmult_via"},     {"AtB", MATPRODUCT_AtB, "-mattransposematmult_via"}, {"ABt", MATPRODUCT_ABt, "-matmattransmult_via"},
+  {"PtAP", MATPRODUCT_PtAP, "-matptap_via"},    {"RARt", MATPRODUCT_RARt, "-matrart_via"},           {"ABC", MATPRODUCT_ABC, "-matmatmatmult_via"},
+};
+
+/* MatMatMult() & co. for the type (the fused api_user path) */
+PetscErrorCode ApiProduct(MatProductType type, Mat X, Mat Y, Mat Z, MatReuse reuse, Mat *C)
+{
+  PetscFunctionBeginUser;
+  switch (type) {
+  case MATPRODUCT_AB:
+    PetscCall(MatMatMult(X, Y, reuse, PETSC_DEFAULT, C));
+    break;
+  case MATPRODUCT_AtB:
+    PetscCall(MatTransposeMatMult(X, Y, reuse, PETSC_DEFAULT, C));
+    break;
+  case MATPRODUCT_ABt:
+    PetscCall(MatMatTransposeMult(X, Y, reuse, PETSC_DEFAULT, C));
+    break;
+  case MATPRODUCT_PtAP:
+    PetscCall(MatPtAP(X, Y, reuse, PETSC_DEFAULT, C));
+    break;
+  case MATPRODUCT_RARt:
+    PetscCall(MatRARt(X, Y, reuse, PETSC_DEFAULT, C));
+    break;
+  default:
+    PetscCall(MatMatMatMult(X, Y, Z, reuse, PETSC_DEFAULT, C));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MakeProduct(MatProductType type, const char alg[], Mat X, Mat Y, Mat Z, Mat *C)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatProductCreate(X, Y, Z, C));
+  PetscCall(MatProductSetType(*C, type));
+  PetscCall(MatProductSetAlgorithm(*C, alg));
+  PetscCall(MatProductSetFromOptions(*C));
+  PetscCall(MatProductSymbolic(*C));
+  PetscFunctionReturn(0);
+}
+} // namespace
+
+int main(int argc, char **argv)
+{
+  char        gen[16] = "p7", file[PETSC_MAX_PATH_LEN] = "";
+  char       *types_in[8], *algs_in[16];
+  PetscInt    n = 8, agg = 4, ntypes = 8, nalgs = 16, layout_i = 0;
+  PetscReal   rtol = 1e-12;
+  PetscBool   skip_if_missing = PETSC_FALSE, have_file, have_types, have_algs;
+  int         failures = 0, checks = 0;
+  Mat         A, P, R;
+  Csr         M;
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscClusterInitializePackage());
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "MPIAIJ products against PETSc", NULL);
+  PetscCall(PetscOptionsString("-gen", "generator", NULL, gen, gen, sizeof(gen), NULL));
+  PetscCall(PetscOptionsInt("-n", "generator size", NULL, n, &n, NULL));
+  PetscCall(PetscOptionsString("-f", "Matrix Market file", NULL, file, file, sizeof(file), &have_file));
+  PetscCall(PetscOptionsBool("-skip_if_missing", "exit 77 if -f is missing", NULL, skip_if_missing, &skip_if_missing, NULL));
+  PetscCall(PetscOptionsEList("-layout", "rows per rank", NULL, kRowLayoutNames, 3, kRowLayoutNames[0], &layout_i, NULL));
+  PetscCall(PetscOptionsStringArray("-types", "product types", NULL, types_in, &ntypes, &have_types));
+  PetscCall(PetscOptionsStringArray("-algorithms", "our algorithms", NULL, algs_in, &nalgs, &have_algs));
+  PetscCall(PetscOptionsInt("-agg", "rows per aggregate of P", NULL, agg, &agg, NULL));
+  PetscCall(PetscOptionsReal("-rtol", "relative tolerance", NULL, rtol, &rtol, NULL));
+  PetscOptionsEnd();
+  PetscCheck(agg >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-agg must be >= 1");
+
+  Problem p;
+  if (have_file) {
+    PetscBool exists;
+    PetscCall(PetscTestFile(file, 'r', &exists));
+    if (!exists && skip_if_missing) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SKIP: %s does not exist\n", file));
+      PetscCall(PetscFinalize());
+      return 77;
+    }
+    p.file = file;
+  } else {
+    p.gen = gen;
+    p.n   = n;
+  }
+  {
+    Mat seq;
+    PetscCall(BuildProblem(p, 1, &seq, &M)); /* every rank holds the whole matrix; each takes its rows */
+    PetscCall(MatDestroy(&seq));
+  }
+  PetscCall(MatFromCsrDistributed(PETSC_COMM_WORLD, M, 1, (RowLayout)layout_i, &A));
+  const bool square = M.nrows == M.ncols;
+
+  std::vector<std::string> types, algs;
+  if (have_types)
+    for (PetscInt i = 0; i < ntypes; ++i) types.push_back(types_in[i]);
+  else if (square) types = {"AB", "AtB", "ABt", "PtAP", "RARt", "ABC"};
+  else types = {"AtB", "ABt"};
+  if (have_algs)
+    for (PetscInt i = 0; i < nalgs; ++i) algs.push_back(algs_in[i]);
+  else algs = kOurAlgs;
+  P = R = NULL;
+  if (square) {
+    PetscCall(Prolongator(A, agg, &P));
+    PetscCall(MatTranspose(P, MAT_INITIAL_MATRIX, &R));
+  }
+  {
+    PetscInt lo, hi;
+    PetscCall(MatGetOwnershipRange(A, &lo, &hi));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros on %d ranks (layout %s)\n", ProblemName(p).c_str(), M.nrows, M.ncols, (PetscInt64)M.colidx.size(), (int)size, kRowLayoutNames[layout_i]));
+    PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "  rank rows [%" PetscInt_FMT ", %" PetscInt_FMT ")\n", lo, hi));
+    PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
+  }
+
+  for (const std::string &tname : types) {
+    const TypeInfo *t = NULL;
+    for (const TypeInfo &c : kTypes)
+      if (tname == c.name) t = &c;
+    PetscCheck(t, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-types: unknown type %s (valid: AB AtB ABt PtAP RARt ABC)", tname.c_str());
+    PetscCheck(square || t->type == MATPRODUCT_AtB || t->type == MATPRODUCT_ABt, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-types %s needs a square A", t->name);
+    /* Operands: the product of X, Y (, Z) */
+    Mat X = A, Y = A, Z = NULL;
+    if (t->type == MATPRODUCT_PtAP) Y = P;
+    if (t->type == MATPRODUCT_RARt) Y = R;
+    if (t->type == MATPRODUCT_ABC) X = R, Y = A, Z = P;
+
+    for (const std::string &alg : algs) {
+      Mat             Cref, Capi, Cprod;
+      PetscReal       rel;
+      std::string     where;
+      PetscBool       zero = PETSC_FALSE;
+      const PetscReal tol  = rtol;
+      auto            note = [&](const char *stage, PetscReal r, const std::string &w) -> PetscErrorCode {
+        PetscFunctionBeginUser;
+        ++checks;
+        const bool ok = r >= 0 && r <= tol;
+        if (!ok) ++failures;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-5s %-21s %-28s %s (rel %.2e%s%s)\n", t->name, alg.c_str(), stage, ok ? "ok" : "FAILED", (double)r, w.empty() ? "" : ", ", w.c_str()));
+        PetscFunctionReturn(0);
+      };
+      /* PETSc's algorithm (its default for the type), fresh operands' values */
+      PetscCall(MakeProduct(t->type, "default", X, Y, Z, &Cref));
+      PetscCall(MatProductNumeric(Cref));
+
+      /* Fused: MatMatMult() & co. with -mat*_via */
+      PetscCall(PetscOptionsSetValue(NULL, t->via, alg.c_str()));
+      PetscCall(ApiProduct(t->type, X, Y, Z, MAT_INITIAL_MATRIX, &Capi));
+      PetscCall(Compare(Capi, Cref, &rel, &where));
+      PetscCall(note("MatMatMult & co.", rel, where));
+
+      /* Symbolic (zeros), then numeric */
+      PetscCall(MakeProduct(t->type, alg.c_str(), X, Y, Z, &Cprod));
+      PetscCall(AllZero(Cprod, &zero));
+      PetscCall(Compare(Cprod, Cref, &rel, &where)); /* the pattern only: values are zero */
+      PetscCall(note("symbolic: pattern, zeros", rel >= 0 && zero ? 0 : -1, zero ? where : "nonzero values after symbolic"));
+      PetscCall(MatProductNumeric(Cprod));
+      PetscCall(Compare(Cprod, Cref, &rel, &where));
+      PetscCall(note("MatProductNumeric", rel, where));
+
+      /* New values, same patterns: numeric only */
+      for (Mat O : {X, Y, Z})
+        if (O) PetscCall(Perturb(O, 7));
+      PetscCall(MatDestroy(&Cref)); /* a fresh reference: PETSc's own MPI A*B^T does not refresh B^T on reuse */
+      PetscCall(MakeProduct(t->type, "default", X, Y, Z, &Cref));
+      PetscCall(MatProductNumeric(Cref));
+      PetscCall(ApiProduct(t->type, X, Y, Z, MAT_REUSE_MATRIX, &Capi));
+      PetscCall(Compare(Capi, Cref, &rel, &where));
+      PetscCall(note("MAT_REUSE_MATRIX", rel, where));
+      PetscCall(MatProductNumeric(Cprod));
+      PetscCall(Compare(Cprod, Cref, &rel, &where));
+      PetscCall(note("MatProductNumeric, new values", rel, where));
+      PetscCall(PetscOptionsClearValue(NULL, t->via));
+
+      PetscCall(MatDestroy(&Cref));
+      PetscCall(MatDestroy(&Capi));
+      PetscCall(MatDestroy(&Cprod));
+    }
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks, %d failed\n", checks, failures));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatDestroy(&R));
+  for (PetscInt i = 0; have_types && i < ntypes; ++i) PetscCall(PetscFree(types_in[i]));
+  for (PetscInt i = 0; have_algs && i < nalgs; ++i) PetscCall(PetscFree(algs_in[i]));
+  PetscCall(PetscFinalize());
+  return failures ? 1 : 0;
+}
