@@ -85,6 +85,7 @@ struct Problem {
 struct Snapshot {
   PetscLogDouble time[EV_COUNT];
   int            count[EV_COUNT];
+  PetscLogDouble local_setup = 0; /* this rank's PCSetUp (time[] holds the slowest rank's) */
 };
 
 /* What one row reports: times are the best over -reps, the rest must be equal across reps. */
@@ -95,6 +96,7 @@ struct Figures {
   PetscInt       its = -1, its_re = -1;
   PetscReal      res = 0, res_re = 0, opcx = 0;
   PetscBool      converged = PETSC_TRUE;
+  std::vector<PetscLogDouble> setup_ranks; /* PCSetUp of each rank (best over -reps), on rank 0 */
   std::vector<PetscInt>  level_rows;
   std::vector<PetscReal> level_nnz;
   bool                   reps_agree = true; /* every repetition converged the same way */
@@ -366,6 +368,7 @@ PetscErrorCode Solve(KSP ksp, PetscLogStage stage, bool solve, Vec b, Vec x, Sna
   PetscCall(TakeSnapshot(stage, d));
   for (int e = 0; e < EV_COUNT; ++e) d->time[e] -= s0.time[e], d->count[e] -= s0.count[e];
   /* the slowest rank, like the Max column of -log_view */
+  d->local_setup = d->time[EV_PCSETUP];
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, d->time, EV_COUNT, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)ksp)));
   if (!solve) {
     *its = -1, *res = 0;
@@ -436,6 +439,15 @@ PetscErrorCode RunRow(const Problem &p, const std::string &pctype, const Config 
 
     PetscCall(Solve(ksp, stage, c.solve, p.b, x, &d, &its, &res, &f->converged));
     f->setup = std::min(f->setup, d.time[EV_PCSETUP]);
+    {
+      PetscMPIInt size, rank;
+      PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+      PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+      std::vector<PetscLogDouble> ranks(rank == 0 ? size : 0);
+      PetscCallMPI(MPI_Gather(&d.local_setup, 1, MPI_DOUBLE, ranks.data(), 1, MPI_DOUBLE, 0, PETSC_COMM_WORLD));
+      if (f->setup_ranks.empty()) f->setup_ranks = ranks;
+      for (size_t r = 0; r < ranks.size(); ++r) f->setup_ranks[r] = std::min(f->setup_ranks[r], ranks[r]);
+    }
     f->solve = std::min(f->solve, d.time[EV_KSPSOLVE]);
     f->ptap  = std::min(f->ptap, PtAPTime(d));
     f->ab    = std::min(f->ab, ABTime(d));
@@ -524,6 +536,18 @@ PetscErrorCode PrintTable(const Problem &p, const std::string &pctype, const std
     }
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-21s %8.4f %6.2f %8.4f %8.4f %6.2f %9s %6s %5s %9s %6.3f  %s\n", configs[i].name.c_str(), f.setup, Ratio(ref.setup, f.setup), f.ptap,
                           f.ab, Ratio(ref.ptap + ref.ab, f.ptap + f.ab), re, rex, its, res, (double)f.opcx, f.match.c_str()));
+  }
+  if (ref.setup_ranks.size() > 1) { /* on rank 0 */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  PCSetUp per rank [s] (the table shows the slowest):\n"));
+    for (size_t i = 0; i < configs.size(); ++i) {
+      std::string line;
+      char        t[32];
+      for (PetscLogDouble v : figs[i].setup_ranks) {
+        PetscCall(PetscSNPrintf(t, sizeof t, " %8.4f", v));
+        line += t;
+      }
+      if (!line.empty()) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-21s%s\n", configs[i].name.c_str(), line.c_str()));
+    }
   }
   PetscFunctionReturn(0);
 }
