@@ -61,6 +61,7 @@ PETSC_INTERN bool           MatClusterProductType_Private(MatProductType, pclust
 PETSC_INTERN void           MatClusterResultBlockSizes_Private(Mat C, PetscInt *rbs, PetscInt *cbs); /* as PETSc's algorithms set them */
 PETSC_INTERN PetscErrorCode MatSeqAIJGetCsrView_Cluster(Mat M, const char name[], pcluster::CsrView<PetscInt, PetscScalar> *v); /* zero-copy */
 PETSC_INTERN std::uint64_t  MatClusterPatternHashOf_Private(const pcluster::CsrView<PetscInt, PetscScalar> &M);
+PETSC_INTERN PetscErrorCode MatClusterAdoptStructure_Private(Mat C, Mat *T); /* C takes T's structure, keeps its product, prefix, name */
 
 /* product_mpiaij.cxx: every product type on MATMPIAIJ operands */
 PETSC_INTERN PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C);

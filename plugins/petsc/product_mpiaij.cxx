@@ -1,28 +1,33 @@
 /*
    Every MatProduct type for MATMPIAIJ operands. Each rank runs the core's kernels (row-wise or
-   cluster-wise, with its OpenMP threads) on local pieces made by PETSc's public MPI building blocks,
-   and PETSc's COO assembly puts the result together. No message passing of our own:
+   cluster-wise, with its OpenMP threads) on local pieces of the operands and puts its part of C
+   together; PETSc's public MPI routines do all the communication (petsc.md §5):
 
-     A*B      C_loc  = A_cond * B_rows: A_cond is A's local rows on their nonzero columns
-              (MatMPIAIJGetLocalMatCondensed), B_rows the rows of B for those columns, local or
-              remote (MatGetBrowsOfAcols). C_loc's rows are this rank's rows of C.
-     A^T*B    C_part = A_cond^T * B_loc (B's local rows, MatMPIAIJGetLocalMat); C_part's rows are
-              A's columns, owned by any rank.
-     P^T*A*P  C_part = P_cond^T * (A_cond * P_rows).
+     A*B      R = A_loc * B_rows: A_loc is A's own rows on the columns they use, B_rows the rows of
+              B for those columns: B's own rows, and the others fetched by MatCreateSubMatrices.
+              R's rows are this rank's rows of C.
+     A^T*B    R = A_loc^T * B_loc: R's rows are the columns A's own rows use, owned by any rank.
+     P^T*A*P  R = P_loc^T * (A_loc * P_rows).
      A*B^T    A*B with B^T from MatTranspose, as PETSc's own MPI algorithm does.
      R*A*R^T  P^T*A*P with P = R^T from MatTranspose (PETSc forms R*(A*R^T); same pattern).
      A*B*C    A*(BC), BC an MPIAIJ made by the A*B path (data->inner).
 
-   Fetched rows carry global column numbers; they are renumbered 0..k-1 in increasing order before
-   the core sees them (rows stay sorted), so its per-thread workspace scales with the columns this
-   rank touches, not with the global size.
+   Local pieces (LocalRows): the rows are copied from the operand's diagonal and off-diagonal blocks
+   (MatMPIAIJGetSeqAIJ) into one CSR whose columns are renumbered 0..k-1 in increasing global order
+   (the order of MatMPIAIJGetLocalMatCondensed: ghost columns left of the owned block, the owned
+   block, ghost columns right of it), so rows stay sorted and the core's per-thread workspace scales
+   with the columns this rank touches, not with the global size.
 
-   C's structure is MatSetPreallocationCOO with the global (row, column) of every local result entry:
-   PETSc sums the entries that land on one place, from this rank or another (P^T A P, A^T B). A
-   numeric phase refreshes the pieces' values with MAT_REUSE_MATRIX of the same PETSc calls (the
-   fetched-row structure and its communication pattern are kept), reruns the core's numeric phases
-   (plans, clusters and orderings are kept) and hands the values to MatSetValuesCOO, which is the
-   value exchange.
+   C (ResultAssembly): the rows of R this rank owns go straight into C's diagonal and off-diagonal
+   arrays; the other rows of R (A^T*B, P^T*A*P: the boundary) go to their owners through an
+   auxiliary MPIAIJ assembled by PETSc's COO interface (MatSetPreallocationCOO / MatSetValuesCOO),
+   whose rows each owner merges into its rows of C. C is built on our arrays without a copy
+   (MatCreateMPIAIJWithSplitArrays).
+
+   MAT_REUSE_MATRIX: the pieces' values are refreshed (fetched rows by MatCreateSubMatrices with
+   MAT_REUSE_MATRIX: PETSc keeps their structure and communication pattern), the core's numeric
+   phases rerun (plans, clusters and orderings kept), MatSetValuesCOO sends the boundary values, and
+   the saved positions put every value in place.
 
    As on SeqAIJ: MatMatMult() & co. form the values in the symbolic phase (fused); every operand is
    stamped (object, nonzero state, local pattern hash) so that a numeric phase on a changed pattern
@@ -31,6 +36,7 @@
 #include "petscclusterimpl.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -38,31 +44,33 @@ namespace
 {
 using Plan    = pcluster::ProductPlan<PetscInt, PetscScalar>;
 using CsrView = pcluster::CsrView<PetscInt, PetscScalar>;
+using Csr     = pcluster::CsrMatrix<PetscInt, PetscScalar>;
 
-/* A local result of the core (renumbered columns) */
-struct LocalCsr {
-  PetscInt                 nrows = 0, ncols = 0;
-  std::vector<PetscInt>    rowptr{0}, colidx;
-  std::vector<PetscScalar> values;
-  CsrView                  view() const
-  {
-    CsrView v;
-    v.nrows  = nrows;
-    v.ncols  = ncols;
-    v.rowptr = rowptr.data();
-    v.colidx = colidx.data();
-    v.values = values.data();
-    return v;
-  }
+/* Rows of an MPIAIJ operand as one CSR, columns renumbered 0..k-1 in increasing global order */
+struct LocalRows {
+  Csr                   csr;
+  std::vector<PetscInt> global;                 /* renumbered column -> global column */
+  PetscInt              own_row0 = 0, own_rows = 0; /* the operand's own rows are csr rows [own_row0, own_row0 + own_rows) */
+  PetscInt              own_col0 = 0;           /* its diagonal-block column c is renumbered own_col0 + c */
+  std::vector<PetscInt> ghost_col;              /* its off-diagonal-block column c is renumbered ghost_col[c] */
+  Mat                   fetched = nullptr;      /* rows of other ranks (MatCreateSubMatrices): csr rows before and after the own rows */
+  IS                    fetched_rows = nullptr, all_cols = nullptr;
 };
 
-/* Rows of an MPIAIJ as a SeqAIJ with global column numbers (made by PETSc), and those columns
-   renumbered 0..k-1 in increasing global order */
-struct GlobalRows {
-  Mat                   seq  = nullptr;
-  IS                    rows = nullptr, cols = nullptr; /* MatGetBrowsOfAcols' index sets, for MAT_REUSE_MATRIX */
-  std::vector<PetscInt> colidx;                         /* renumbered */
-  std::vector<PetscInt> global;                         /* renumbered -> global column */
+/* What the numeric phase needs to put the local result R into C */
+struct ResultAssembly {
+  PetscInt                 own_row0 = 0;     /* R's rows [own_row0, own_row0 + m) are C's rows on this rank */
+  Mat                      remote = nullptr; /* A^T*B, P^T*A*P: R's other rows, summed onto their owners by PETSc's COO assembly */
+  std::vector<PetscScalar> remote_values;    /* their values, in COO order */
+  std::vector<PetscInt>    pos_own;          /* C position of each entry of R's own rows: >= 0 in the diagonal block, -1-k: k-th off-diagonal value */
+  std::vector<PetscInt>    pos_remote;       /* likewise for the entries of remote's rows (its diagonal block, then off-diagonal block) */
+  bool                     assign = false;   /* every C entry comes from exactly one entry of R's own rows: no zeroing, no sums */
+};
+
+/* C's arrays (MatCreateMPIAIJWithSplitArrays does not copy them), owned by C through a container */
+struct SplitStorage {
+  std::vector<PetscInt>    di, dj, oi, oj;
+  std::vector<PetscScalar> da, oa;
 };
 
 struct OperandStamp {
@@ -72,6 +80,13 @@ struct OperandStamp {
   PetscInt64       nnz  = 0;
   std::uint64_t    hash = 0;
 };
+
+/* The diagonal and off-diagonal blocks of an assembled MPIAIJ */
+struct Blocks {
+  CsrView         d, o;
+  const PetscInt *garray = nullptr;
+  PetscInt        nlow   = 0; /* ghost columns left of the owned block: garray[0, nlow) */
+};
 } // namespace
 
 /* C->product->data; also the inner product B*C of A*B*C */
@@ -79,21 +94,31 @@ struct MatProductCluster_MPIAIJ {
   MatProductType type = MATPRODUCT_UNSPECIFIED;
   Mat            aux  = nullptr;                   /* ABt: B^T, RARt: R^T (MatTranspose); ABC: B*C */
   std::unique_ptr<MatProductCluster_MPIAIJ> inner; /* ABC: the product that forms aux */
-  Mat            a_cond = nullptr;                 /* A's local rows on their nonzero columns */
-  Mat            p_cond = nullptr;                 /* PtAP, RARt: P's local rows likewise (the left factor of P^T (AP)) */
-  GlobalRows     right;                            /* rows of B (P) for a_cond's columns; AtB: B's local rows */
+  LocalRows      a;                                /* A's own rows */
+  LocalRows      p;                                /* PtAP, RARt: P's own rows (the left factor of P^T (AP)) */
+  LocalRows      right;                            /* A*B-like and PtAP: the rows of B (P) for a's columns; AtB: B's own rows */
   bool           has_ab = false, has_at = false;   /* which local products run */
-  Plan           ab_plan, at_plan;                 /* a_cond * right; X^T * Y (AtB: a_cond^T right, PtAP: p_cond^T ab) */
-  LocalCsr       ab, at;
-  std::vector<PetscScalar> coo_values;             /* the result's values, then zeros for forced diagonal entries */
+  Plan           ab_plan, at_plan;                 /* a * right; X^T * Y (AtB: a^T right, PtAP: p^T ab) */
+  Csr            ab, at;
+  ResultAssembly out;
   OperandStamp   stamp[3];
   int            nops = 0;
   bool           values_from_symbolic = false;
   PetscInt       numeric_count        = 0;
   PetscLogDouble seconds_fetch = 0, seconds_local = 0, seconds_assembly = 0; /* symbolic phase, this rank */
 
-  const LocalCsr &result() const { return has_at ? at : ab; }
+  const Csr       &result() const { return has_at ? at : ab; }
+  const LocalRows &result_rows() const { return type == MATPRODUCT_AtB ? a : p; } /* AtB, PtAP: whose columns R's rows are */
 };
+
+static PetscErrorCode MatClusterLocalRowsDestroy(LocalRows *r)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&r->fetched));
+  PetscCall(ISDestroy(&r->fetched_rows));
+  PetscCall(ISDestroy(&r->all_cols));
+  PetscFunctionReturn(0);
+}
 
 static PetscErrorCode MatProductClusterMPIDestroy(MatProductCluster_MPIAIJ *d)
 {
@@ -101,11 +126,10 @@ static PetscErrorCode MatProductClusterMPIDestroy(MatProductCluster_MPIAIJ *d)
   if (!d) PetscFunctionReturn(0);
   if (d->inner) PetscCall(MatProductClusterMPIDestroy(d->inner.release()));
   PetscCall(MatDestroy(&d->aux));
-  PetscCall(MatDestroy(&d->a_cond));
-  PetscCall(MatDestroy(&d->p_cond));
-  PetscCall(MatDestroy(&d->right.seq));
-  PetscCall(ISDestroy(&d->right.rows));
-  PetscCall(ISDestroy(&d->right.cols));
+  PetscCall(MatClusterLocalRowsDestroy(&d->a));
+  PetscCall(MatClusterLocalRowsDestroy(&d->p));
+  PetscCall(MatClusterLocalRowsDestroy(&d->right));
+  PetscCall(MatDestroy(&d->out.remote));
   delete d;
   PetscFunctionReturn(0);
 }
@@ -117,67 +141,188 @@ static PetscErrorCode MatProductDestroy_Cluster_MPIAIJ(void *data)
   PetscFunctionReturn(0);
 }
 
-/*
-   Renumbers the global columns of M: the columns this rank owns in the column layout ([cstart, cend))
-   keep one contiguous block (most columns map by an offset), the others are sorted and placed before
-   or after it, so increasing global order is kept.
-*/
-static void MatClusterRenumberColumns(const CsrView &M, PetscInt cstart, PetscInt cend, std::vector<PetscInt> &colidx, std::vector<PetscInt> &global)
+static PetscErrorCode MatClusterGetBlocks(Mat M, Blocks *b)
 {
-  const pcluster::Count nnz = M.nnz();
-  std::vector<PetscInt> ghosts;
-  for (pcluster::Count k = 0; k < nnz; ++k)
-    if (M.colidx[k] < cstart || M.colidx[k] >= cend) ghosts.push_back(M.colidx[k]);
-  std::sort(ghosts.begin(), ghosts.end());
-  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
-  const auto     high  = std::lower_bound(ghosts.begin(), ghosts.end(), cstart);
-  const PetscInt nlow  = (PetscInt)(high - ghosts.begin());
-  const PetscInt nown  = cend - cstart;
-  global.resize(ghosts.size() + (size_t)nown);
-  std::copy(ghosts.begin(), high, global.begin());
-  for (PetscInt c = 0; c < nown; ++c) global[nlow + c] = cstart + c;
-  std::copy(high, ghosts.end(), global.begin() + nlow + nown);
-  colidx.resize((size_t)nnz);
-  const PetscInt *g = ghosts.data();
-  const PetscInt  ng = (PetscInt)ghosts.size();
-#pragma omp parallel for schedule(static) if (nnz > 65536)
-  for (pcluster::Count k = 0; k < nnz; ++k) {
-    const PetscInt c = M.colidx[k];
-    if (c >= cstart && c < cend) colidx[k] = nlow + (c - cstart);
-    else if (c < cstart) colidx[k] = (PetscInt)(std::lower_bound(g, g + nlow, c) - g);
-    else colidx[k] = nown + (PetscInt)(std::lower_bound(g + nlow, g + ng, c) - g);
+  Mat Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(M, &Ad, &Ao, &b->garray));
+  PetscCall(MatSeqAIJGetCsrView_Cluster(Ad, "diagonal block", &b->d));
+  PetscCall(MatSeqAIJGetCsrView_Cluster(Ao, "off-diagonal block", &b->o));
+  b->nlow = (PetscInt)(std::lower_bound(b->garray, b->garray + b->o.ncols, M->cmap->rstart) - b->garray);
+  PetscFunctionReturn(0);
+}
+
+/* The operand's own rows into csr rows [own_row0, own_row0 + own_rows) of r, in increasing global
+   column order: off-diagonal entries left of the owned block, the diagonal block, the rest. With
+   pattern, the column numbers too (r.csr.rowptr must be set). */
+static void MatClusterCopyOwnRows(const Blocks &b, LocalRows &r, bool pattern)
+{
+  const PetscInt *dptr = b.d.rowptr, *optr = b.o.rowptr;
+#pragma omp parallel for schedule(static) if (b.d.nnz() + b.o.nnz() > 65536)
+  for (PetscInt i = 0; i < r.own_rows; ++i) {
+    PetscInt k = r.csr.rowptr[r.own_row0 + i], q = optr[i];
+    for (; q < optr[i + 1] && b.o.colidx[q] < b.nlow; ++q, ++k) {
+      if (pattern) r.csr.colidx[k] = r.ghost_col[b.o.colidx[q]];
+      r.csr.values[k] = b.o.values[q];
+    }
+    for (PetscInt t = dptr[i]; t < dptr[i + 1]; ++t, ++k) {
+      if (pattern) r.csr.colidx[k] = r.own_col0 + b.d.colidx[t];
+      r.csr.values[k] = b.d.values[t];
+    }
+    for (; q < optr[i + 1]; ++q, ++k) {
+      if (pattern) r.csr.colidx[k] = r.ghost_col[b.o.colidx[q]];
+      r.csr.values[k] = b.o.values[q];
+    }
   }
 }
 
-/* The renumbered rows as the core's operand: PETSc's values, our column numbers */
-static PetscErrorCode MatClusterGlobalRowsView(const GlobalRows &r, const char name[], CsrView *v)
+/* M's own rows, on the columns they use (what MatMPIAIJGetLocalMatCondensed gives, without its copy
+   through MatCreateSubMatrices) */
+static PetscErrorCode MatClusterLocalRowsOwn(Mat M, LocalRows *r)
 {
+  Blocks b;
+
   PetscFunctionBegin;
-  PetscCall(MatSeqAIJGetCsrView_Cluster(r.seq, name, v));
-  v->ncols  = (PetscInt)r.global.size();
-  v->colidx = r.colidx.data();
+  PetscCall(MatClusterGetBlocks(M, &b));
+  const PetscInt nown = M->cmap->n, no = b.o.ncols, m = M->rmap->n;
+  PetscClusterCallCXX(PetscObjectComm((PetscObject)M), "local rows", {
+    r->global.resize((size_t)(no + nown));
+    std::copy(b.garray, b.garray + b.nlow, r->global.begin());
+    for (PetscInt c = 0; c < nown; ++c) r->global[b.nlow + c] = M->cmap->rstart + c;
+    std::copy(b.garray + b.nlow, b.garray + no, r->global.begin() + b.nlow + nown);
+    r->own_row0 = 0;
+    r->own_rows = m;
+    r->own_col0 = b.nlow;
+    r->ghost_col.resize((size_t)no);
+    for (PetscInt c = 0; c < no; ++c) r->ghost_col[c] = c < b.nlow ? c : c + nown;
+    r->csr.nrows = m;
+    r->csr.ncols = no + nown;
+    r->csr.rowptr.resize((size_t)m + 1);
+    r->csr.rowptr[0] = 0;
+    for (PetscInt i = 0; i < m; ++i) r->csr.rowptr[i + 1] = r->csr.rowptr[i] + b.d.row_length(i) + b.o.row_length(i);
+    r->csr.colidx.resize((size_t)r->csr.rowptr[m]);
+    r->csr.values.resize((size_t)r->csr.rowptr[m]);
+    MatClusterCopyOwnRows(b, *r, true);
+  });
+  PetscFunctionReturn(0);
+}
+
+/* Position of global column c among the sorted renumbered columns */
+static inline PetscInt MatClusterRenumber(const std::vector<PetscInt> &global, PetscInt c)
+{
+  return (PetscInt)(std::lower_bound(global.begin(), global.end(), c) - global.begin());
+}
+
+/*
+   The rows of B for the columns of A's own rows (in the order of a.global): B's own rows (A's owned
+   column block) from its blocks, the others fetched with MatCreateSubMatrices (all columns, kept for
+   MAT_REUSE_MATRIX). Columns renumbered over B's ghost columns and the fetched rows' columns.
+*/
+static PetscErrorCode MatClusterLocalRowsFetch(Mat A, const LocalRows &a, Mat B, LocalRows *r)
+{
+  Blocks   b;
+  Mat     *sub = NULL;
+  CsrView  f;
+  PetscInt nfetch;
+
+  PetscFunctionBegin;
+  PetscCall(MatClusterGetBlocks(B, &b));
+  nfetch = (PetscInt)a.ghost_col.size(); /* A's ghost columns: the rows of B to fetch, in increasing order */
+  {
+    const PetscInt *garray;
+    PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, NULL, &garray));
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nfetch, garray, PETSC_COPY_VALUES, &r->fetched_rows));
+  }
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, B->cmap->N, 0, 1, &r->all_cols));
+  PetscCall(MatCreateSubMatrices(B, 1, &r->fetched_rows, &r->all_cols, MAT_INITIAL_MATRIX, &sub));
+  r->fetched = sub[0];
+  PetscCall(PetscFree(sub));
+  PetscCall(MatSeqAIJGetCsrView_Cluster(r->fetched, "fetched rows", &f));
+
+  const PetscInt c0 = B->cmap->rstart, c1 = B->cmap->rend, nown = c1 - c0, m = B->rmap->n;
+  PetscClusterCallCXX(PetscObjectComm((PetscObject)B), "fetched rows", {
+    /* the renumbered columns: B's ghost columns, the fetched rows' columns outside the owned block */
+    std::vector<PetscInt> ghosts(b.garray, b.garray + b.o.ncols);
+    for (pcluster::Count k = 0; k < f.nnz(); ++k)
+      if (f.colidx[k] < c0 || f.colidx[k] >= c1) ghosts.push_back(f.colidx[k]);
+    std::sort(ghosts.begin(), ghosts.end());
+    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+    const PetscInt nlow = (PetscInt)(std::lower_bound(ghosts.begin(), ghosts.end(), c0) - ghosts.begin());
+    r->global.resize(ghosts.size() + (size_t)nown);
+    std::copy(ghosts.begin(), ghosts.begin() + nlow, r->global.begin());
+    for (PetscInt c = 0; c < nown; ++c) r->global[nlow + c] = c0 + c;
+    std::copy(ghosts.begin() + nlow, ghosts.end(), r->global.begin() + nlow + nown);
+    r->own_row0 = a.own_col0; /* fetched rows left of B's own rows: A's ghost columns left of its owned block */
+    r->own_rows = m;
+    r->own_col0 = nlow;
+    r->ghost_col.resize((size_t)b.o.ncols);
+    for (PetscInt c = 0; c < b.o.ncols; ++c) r->ghost_col[c] = MatClusterRenumber(r->global, b.garray[c]);
+
+    Csr &R = r->csr;
+    R.nrows = nfetch + m;
+    R.ncols = (PetscInt)r->global.size();
+    R.rowptr.resize((size_t)R.nrows + 1);
+    R.rowptr[0] = 0;
+    for (PetscInt i = 0; i < R.nrows; ++i) {
+      const PetscInt fi = i < r->own_row0 ? i : i - m; /* fetched row, for rows outside the own block */
+      R.rowptr[i + 1] = R.rowptr[i] + (i >= r->own_row0 && i < r->own_row0 + m ? b.d.row_length(i - r->own_row0) + b.o.row_length(i - r->own_row0) : f.row_length(fi));
+    }
+    R.colidx.resize((size_t)R.rowptr[R.nrows]);
+    R.values.resize((size_t)R.rowptr[R.nrows]);
+    MatClusterCopyOwnRows(b, *r, true);
+    for (PetscInt fi = 0; fi < nfetch; ++fi) {
+      const PetscInt i = fi < r->own_row0 ? fi : fi + m;
+      for (PetscInt q = f.rowptr[fi], k = R.rowptr[i]; q < f.rowptr[fi + 1]; ++q, ++k) {
+        const PetscInt c = f.colidx[q];
+        R.colidx[k]      = c >= c0 && c < c1 ? nlow + (c - c0) : MatClusterRenumber(r->global, c);
+        R.values[k]      = f.values[q];
+      }
+    }
+  });
+  PetscFunctionReturn(0);
+}
+
+/* New values of the rows: M's own rows (M is the operand they were taken from: A, P, or B for
+   fetched rows), fetched rows again with MAT_REUSE_MATRIX */
+static PetscErrorCode MatClusterLocalRowsRefresh(Mat M, LocalRows *r)
+{
+  Blocks b;
+
+  PetscFunctionBegin;
+  PetscCall(MatClusterGetBlocks(M, &b));
+  MatClusterCopyOwnRows(b, *r, false);
+  if (r->fetched_rows) {
+    Mat     *sub;
+    CsrView  f;
+    Csr     &R = r->csr;
+    PetscCall(PetscMalloc1(1, &sub));
+    sub[0] = r->fetched;
+    PetscCall(MatCreateSubMatrices(M, 1, &r->fetched_rows, &r->all_cols, MAT_REUSE_MATRIX, &sub));
+    PetscCall(PetscFree(sub));
+    PetscCall(MatSeqAIJGetCsrView_Cluster(r->fetched, "fetched rows", &f));
+    const PetscInt low = f.rowptr[r->own_row0]; /* values of the fetched rows left of the own rows */
+    std::memcpy(R.values.data(), f.values, (size_t)low * sizeof(PetscScalar));
+    std::memcpy(R.values.data() + R.rowptr[r->own_row0 + r->own_rows], f.values + low, (size_t)(f.nnz() - low) * sizeof(PetscScalar));
+  }
   PetscFunctionReturn(0);
 }
 
 /* Local-pattern stamp of an MPIAIJ operand (diagonal and off-diagonal blocks, ghost columns) */
 static PetscErrorCode MatClusterStampMPIAIJ(Mat M, OperandStamp *s)
 {
-  Mat             Ad, Ao;
-  const PetscInt *garray;
-  CsrView         vd, vo;
+  Blocks b;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIAIJGetSeqAIJ(M, &Ad, &Ao, &garray));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(Ad, "diagonal block", &vd));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(Ao, "off-diagonal block", &vo));
-  std::uint64_t h = MatClusterPatternHashOf_Private(vd) * 0x9E3779B97F4A7C15ull + MatClusterPatternHashOf_Private(vo);
-  for (PetscInt c = 0; c < vo.ncols; ++c) h += (std::uint64_t)(c + 1) * 0xC2B2AE3D27D4EB4Full * (std::uint64_t)garray[c];
+  PetscCall(MatClusterGetBlocks(M, &b));
+  std::uint64_t h = MatClusterPatternHashOf_Private(b.d) * 0x9E3779B97F4A7C15ull + MatClusterPatternHashOf_Private(b.o);
+  for (PetscInt c = 0; c < b.o.ncols; ++c) h += (std::uint64_t)(c + 1) * 0xC2B2AE3D27D4EB4Full * (std::uint64_t)b.garray[c];
   s->mat = M;
   PetscCall(MatGetNonzeroState(M, &s->nzstate));
   PetscCall(PetscObjectStateGet((PetscObject)M, &s->state));
   s->m    = M->rmap->n;
   s->n    = M->cmap->n;
-  s->nnz  = vd.nnz() + vo.nnz();
+  s->nnz  = b.d.nnz() + b.o.nnz();
   s->hash = h;
   PetscFunctionReturn(0);
 }
@@ -217,71 +362,205 @@ static PetscErrorCode MatClusterCheckLayouts(MPI_Comm comm, PetscLayout a, const
   PetscFunctionReturn(0);
 }
 
-/* Rows of `right` for the nonzero columns of A's local rows (MatGetBrowsOfAcols), renumbered */
-static PetscErrorCode MatClusterFetchRows(Mat A, Mat right, MatReuse reuse, GlobalRows *r)
+static PetscErrorCode MatClusterSplitStorageDestroy(void *ctx)
 {
-  CsrView v;
-
   PetscFunctionBegin;
-  PetscCall(MatGetBrowsOfAcols(A, right, reuse, &r->rows, &r->cols, &r->seq));
-  if (reuse == MAT_INITIAL_MATRIX) {
-    PetscCall(MatSeqAIJGetCsrView_Cluster(r->seq, "fetched rows", &v));
-    PetscClusterCallCXX(PetscObjectComm((PetscObject)A), "renumbering columns", MatClusterRenumberColumns(v, right->cmap->rstart, right->cmap->rend, r->colidx, r->global));
-  }
+  delete static_cast<SplitStorage *>(ctx);
   PetscFunctionReturn(0);
 }
 
-/* B's local rows (MatMPIAIJGetLocalMat), renumbered */
-static PetscErrorCode MatClusterLocalRows(Mat B, MatReuse reuse, GlobalRows *r)
+/* C's values from R (its own rows) and, for A^T*B and P^T*A*P, from the rows other ranks sent */
+static PetscErrorCode MatClusterResultValues(const ResultAssembly &out, const Csr &R, Mat C)
 {
-  CsrView v;
+  Mat          Cd, Co;
+  CsrView      vd, vo;
+  PetscScalar *da, *oa;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIAIJGetLocalMat(B, reuse, &r->seq));
-  if (reuse == MAT_INITIAL_MATRIX) {
-    PetscCall(MatSeqAIJGetCsrView_Cluster(r->seq, "local rows", &v));
-    PetscClusterCallCXX(PetscObjectComm((PetscObject)B), "renumbering columns", MatClusterRenumberColumns(v, B->cmap->rstart, B->cmap->rend, r->colidx, r->global));
-  }
-  PetscFunctionReturn(0);
-}
-
-/* Global ids of the condensed columns of a MatMPIAIJGetLocalMatCondensed() result */
-static PetscErrorCode MatClusterCondensedColumns(Mat cond, const PetscInt **ids)
-{
-  IS is = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)cond, "_petsc_GetLocalMatCondensed_iscol", (PetscObject *)&is));
-  PetscCheck(is, PETSC_COMM_SELF, PETSC_ERR_PLIB, "petsc-cluster: no column index set on the condensed local matrix");
-  PetscCall(ISGetIndices(is, ids)); /* ISGeneral: a pointer to its array, no copy to restore */
-  PetscCall(ISRestoreIndices(is, ids));
-  PetscFunctionReturn(0);
-}
-
-/* The global (row, column) of every entry of a local result */
-static void MatClusterCooIndices(const LocalCsr &r, const PetscInt *row_ids, PetscInt rbase, const std::vector<PetscInt> &col_ids, std::vector<PetscInt> &ci, std::vector<PetscInt> &cj)
-{
-  ci.resize(r.colidx.size());
-  cj.resize(r.colidx.size());
-#pragma omp parallel for schedule(static) if (r.nrows > 1024)
-  for (PetscInt i = 0; i < r.nrows; ++i) {
-    const PetscInt gi = row_ids ? row_ids[i] : rbase + i;
-    for (PetscInt k = r.rowptr[i]; k < r.rowptr[i + 1]; ++k) {
-      ci[k] = gi;
-      cj[k] = col_ids[r.colidx[k]];
+  PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, &Co, NULL));
+  PetscCall(MatSeqAIJGetCsrView_Cluster(Cd, "C", &vd));
+  PetscCall(MatSeqAIJGetCsrView_Cluster(Co, "C", &vo));
+  PetscCall(MatSeqAIJGetArrayWrite(Cd, &da));
+  PetscCall(MatSeqAIJGetArrayWrite(Co, &oa));
+  const PetscInt     count = (PetscInt)out.pos_own.size();
+  const PetscInt    *pos   = out.pos_own.data();
+  const PetscScalar *v     = R.values.data() + (out.own_row0 < R.nrows ? R.rowptr[out.own_row0] : 0);
+  if (out.assign) { /* every entry of C is one entry of R's own rows */
+#pragma omp parallel for schedule(static) if (count > 65536)
+    for (PetscInt k = 0; k < count; ++k) (pos[k] >= 0 ? da[pos[k]] : oa[-1 - pos[k]]) = v[k];
+  } else {
+    std::fill(da, da + vd.nnz(), (PetscScalar)0);
+    std::fill(oa, oa + vo.nnz(), (PetscScalar)0);
+#pragma omp parallel for schedule(static) if (count > 65536)
+    for (PetscInt k = 0; k < count; ++k) (pos[k] >= 0 ? da[pos[k]] : oa[-1 - pos[k]]) += v[k]; /* positions are distinct */
+    if (out.remote) {
+      Blocks rb;
+      PetscCall(MatClusterGetBlocks(out.remote, &rb));
+      const PetscInt nd = (PetscInt)rb.d.nnz(), nr = (PetscInt)out.pos_remote.size();
+      const PetscInt *pr = out.pos_remote.data();
+      for (PetscInt k = 0; k < nr; ++k) (pr[k] >= 0 ? da[pr[k]] : oa[-1 - pr[k]]) += k < nd ? rb.d.values[k] : rb.o.values[k - nd];
     }
   }
+  PetscCall(MatSeqAIJRestoreArrayWrite(Cd, &da));
+  PetscCall(MatSeqAIJRestoreArrayWrite(Co, &oa));
+  PetscFunctionReturn(0);
 }
 
-/* The operand whose rows the A*B step fetches (B, B^T, R^T or B*C), made or refreshed */
-static PetscErrorCode MatClusterRightOperand(MatProductCluster_MPIAIJ *d, Mat A, Mat B, Mat C3, const pcluster::SpgemmOptions *opts, bool fuse, bool initial, Mat *right);
-static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, MatProductType type, Mat A, Mat B, Mat C3, const pcluster::SpgemmOptions &opts, bool fuse, bool force_diagonal, Mat out);
+/* R's rows outside [own_row0, own_row0 + m) as COO values, in R's order */
+static void MatClusterRemoteValues(const Csr &R, PetscInt own_row0, PetscInt m, std::vector<PetscScalar> &values)
+{
+  const PetscInt lo = R.rowptr[own_row0], hi = R.rowptr[own_row0 + m], nnz = R.rowptr[R.nrows];
+  values.resize((size_t)(lo + nnz - hi));
+  std::copy(R.values.begin(), R.values.begin() + lo, values.begin());
+  std::copy(R.values.begin() + hi, R.values.begin() + nnz, values.begin() + lo);
+}
+
+/*
+   This rank's rows of C: R's own rows, the rows other ranks sent (rb: the remote matrix's blocks, or
+   NULL) and forced diagonal entries, merged in increasing global column order into split arrays
+   (diagonal block columns local, the others global), and where every value goes (out->pos_*).
+*/
+static SplitStorage *MatClusterMergeRows(const Csr &R, PetscInt own_row0, const std::vector<PetscInt> &col_global, const Blocks *rbp, bool force_diagonal, PetscInt m, PetscInt rstart, PetscInt cstart, PetscInt cend, PetscInt N, ResultAssembly *out)
+{
+  static const Blocks none;
+  const Blocks       &rb = rbp ? *rbp : none;
+  std::unique_ptr<SplitStorage> s(new SplitStorage);
+  const PetscInt first = m ? R.rowptr[own_row0] : 0;
+  const PetscInt nd_remote = rbp ? (PetscInt)rbp->d.nnz() : 0;
+  out->pos_own.resize((size_t)(m ? R.rowptr[own_row0 + m] - first : 0));
+  out->pos_remote.resize((size_t)(rbp ? rbp->d.nnz() + rbp->o.nnz() : 0));
+  s->di.assign((size_t)m + 1, 0);
+  s->oi.assign((size_t)m + 1, 0);
+  /* Visits row i's union in increasing global column: f(g, k_own or -1, k_remote or -1) */
+  auto merge = [&](PetscInt i, auto &&f) {
+    PetscInt k = R.rowptr[own_row0 + i], kend = R.rowptr[own_row0 + i + 1];
+    PetscInt q = 0, qend = 0, t = 0, tend = 0, q2 = 0; /* remote: o-left [q, q2), d [t, tend), o-right [q2, qend) */
+    if (rbp) {
+      q = rb.o.rowptr[i], qend = rb.o.rowptr[i + 1], t = rb.d.rowptr[i], tend = rb.d.rowptr[i + 1];
+      for (q2 = q; q2 < qend && rb.o.colidx[q2] < rb.nlow; ++q2) {}
+    }
+    const PetscInt diag = force_diagonal && rstart + i < N ? rstart + i : -1;
+    bool           diag_done = diag < 0;
+    auto           next_remote = [&](PetscInt *g, PetscInt *pos) {
+      if (q < q2) *g = rb.garray[rb.o.colidx[q]], *pos = nd_remote + q;
+      else if (t < tend) *g = cstart + rb.d.colidx[t], *pos = t;
+      else if (q < qend) *g = rb.garray[rb.o.colidx[q]], *pos = nd_remote + q;
+      else return false;
+      return true;
+    };
+    auto advance_remote = [&]() {
+      if (q < q2) ++q;
+      else if (t < tend) ++t;
+      else ++q;
+    };
+    for (;;) {
+      PetscInt   gr = PETSC_MAX_INT, pr = -1, go = PETSC_MAX_INT;
+      const bool have_r = next_remote(&gr, &pr);
+      if (k < kend) go = col_global[R.colidx[k]];
+      PetscInt g = std::min(go, gr);
+      if (!diag_done && diag <= g) g = diag;
+      if (g == PETSC_MAX_INT) break;
+      const PetscInt ko = go == g ? k++ : -1;
+      const PetscInt kr = have_r && gr == g ? pr : -1;
+      if (kr >= 0) advance_remote();
+      if (!diag_done && diag == g) diag_done = true;
+      f(g, ko, kr);
+    }
+  };
+#pragma omp parallel for schedule(static) if (m > 1024)
+  for (PetscInt i = 0; i < m; ++i) {
+    PetscInt nd = 0, no = 0;
+    merge(i, [&](PetscInt g, PetscInt, PetscInt) { (g >= cstart && g < cend ? nd : no)++; });
+    s->di[i + 1] = nd;
+    s->oi[i + 1] = no;
+  }
+  for (PetscInt i = 0; i < m; ++i) s->di[i + 1] += s->di[i], s->oi[i + 1] += s->oi[i];
+  s->dj.resize((size_t)std::max<PetscInt>(s->di[m], 1));
+  s->oj.resize((size_t)std::max<PetscInt>(s->oi[m], 1));
+  s->da.assign(s->dj.size(), 0);
+  s->oa.assign(s->oj.size(), 0);
+#pragma omp parallel for schedule(static) if (m > 1024)
+  for (PetscInt i = 0; i < m; ++i) {
+    PetscInt pd = s->di[i], po = s->oi[i];
+    merge(i, [&](PetscInt g, PetscInt ko, PetscInt kr) {
+      PetscInt p;
+      if (g >= cstart && g < cend) s->dj[pd] = g - cstart, p = pd++;
+      else s->oj[po] = g, p = -1 - po++;
+      if (ko >= 0) out->pos_own[ko - first] = p;
+      if (kr >= 0) out->pos_remote[kr] = p;
+    });
+  }
+  out->assign = !rbp && (PetscInt)out->pos_own.size() == s->di[m] + s->oi[m];
+  return s.release();
+}
+
+/*
+   Builds T, the MPIAIJ (m x n local, M x N global) holding R: R's rows [own_row0, own_row0 + m) are
+   this rank's rows of T; with has_remote, R's other rows (global numbers row_global) go to their
+   owners through out->remote. Columns: col_global. T is built on our arrays, with R's values.
+*/
+static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, PetscInt own_row0, const PetscInt *row_global, const std::vector<PetscInt> &col_global, bool has_remote, bool force_diagonal, PetscInt m, PetscInt n, PetscInt M, PetscInt N, ResultAssembly *out, Mat *T)
+{
+  PetscLayout    rmap, cmap;
+  PetscInt       rstart, cstart, cend;
+  Blocks         rb;
+  SplitStorage  *st = NULL;
+  PetscContainer container;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLayoutCreateFromSizes(comm, m, M, 1, &rmap));
+  PetscCall(PetscLayoutCreateFromSizes(comm, n, N, 1, &cmap));
+  rstart = rmap->rstart, cstart = cmap->rstart, cend = cmap->rend;
+  PetscCall(PetscLayoutDestroy(&rmap));
+  PetscCall(PetscLayoutDestroy(&cmap));
+  out->own_row0 = own_row0;
+
+  if (has_remote) { /* R's rows owned by other ranks: PETSc's COO assembly sums them on their owners */
+    std::vector<PetscInt> ci, cj;
+    PetscClusterCallCXX(comm, "assembling C", {
+      for (PetscInt i = 0; i < R.nrows; ++i) {
+        if (i == own_row0) i += m;
+        if (i >= R.nrows) break;
+        for (PetscInt k = R.rowptr[i]; k < R.rowptr[i + 1]; ++k) {
+          ci.push_back(row_global[i]);
+          cj.push_back(col_global[R.colidx[k]]);
+        }
+      }
+      MatClusterRemoteValues(R, own_row0, m, out->remote_values);
+    });
+    PetscCall(MatCreate(comm, &out->remote));
+    PetscCall(MatSetSizes(out->remote, m, n, M, N));
+    PetscCall(MatSetType(out->remote, MATMPIAIJ));
+    PetscCall(MatSetPreallocationCOO(out->remote, (PetscCount)ci.size(), ci.data(), cj.data()));
+    PetscCall(MatSetValuesCOO(out->remote, out->remote_values.data(), INSERT_VALUES));
+    PetscCall(MatClusterGetBlocks(out->remote, &rb));
+  }
+
+  PetscClusterCallCXX(comm, "assembling C", st = MatClusterMergeRows(R, own_row0, col_global, has_remote ? &rb : nullptr, force_diagonal, m, rstart, cstart, cend, N, out));
+  ierr = MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, st->di.data(), st->dj.data(), st->da.data(), st->oi.data(), st->oj.data(), st->oa.data(), T);
+  if (ierr) delete st;
+  PetscCall(ierr);
+  ierr = PetscContainerCreate(comm, &container);
+  if (ierr) delete st;
+  PetscCall(ierr);
+  PetscCall(PetscContainerSetPointer(container, st));
+  PetscCall(PetscContainerSetUserDestroy(container, MatClusterSplitStorageDestroy));
+  PetscCall(PetscObjectCompose((PetscObject)*T, "MatClusterSplitStorage", (PetscObject)container)); /* T owns the arrays */
+  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(MatClusterResultValues(*out, R, *T));
+  PetscCall(MatAssemblyBegin(*T, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*T, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, MatProductType type, Mat A, Mat B, Mat C3, const pcluster::SpgemmOptions &opts, bool fuse, bool force_diagonal, PetscInt rbs, PetscInt cbs, Mat *T);
 static PetscErrorCode MatClusterMPIProductNumeric(MatProductCluster_MPIAIJ *d, Mat A, Mat B, Mat C3, Mat out);
 
-static PetscErrorCode MatClusterRightOperand(MatProductCluster_MPIAIJ *d, Mat A, Mat B, Mat C3, const pcluster::SpgemmOptions *opts, bool fuse, bool initial, Mat *right)
+/* The operand whose rows the A*B step takes (B, B^T, R^T or B*C), made (initial) or refreshed */
+static PetscErrorCode MatClusterRightOperand(MatProductCluster_MPIAIJ *d, Mat B, Mat C3, const pcluster::SpgemmOptions *opts, bool fuse, bool initial, Mat *right)
 {
   PetscFunctionBegin;
-  (void)A;
   switch (d->type) {
   case MATPRODUCT_ABt:
   case MATPRODUCT_RARt:
@@ -295,28 +574,25 @@ static PetscErrorCode MatClusterRightOperand(MatProductCluster_MPIAIJ *d, Mat A,
     break;
   case MATPRODUCT_ABC:
     if (initial) {
-      PetscCall(MatCreate(PetscObjectComm((PetscObject)B), &d->aux));
       PetscClusterCallCXX(PetscObjectComm((PetscObject)B), "symbolic phase", d->inner.reset(new MatProductCluster_MPIAIJ));
-      PetscCall(MatClusterMPIProductSymbolic(d->inner.get(), MATPRODUCT_AB, B, C3, NULL, *opts, fuse, false, d->aux));
+      PetscCall(MatClusterMPIProductSymbolic(d->inner.get(), MATPRODUCT_AB, B, C3, NULL, *opts, fuse, false, PetscAbs(B->rmap->bs), PetscAbs(C3->cmap->bs), &d->aux));
     } else PetscCall(MatClusterMPIProductNumeric(d->inner.get(), B, C3, NULL, d->aux));
     *right = d->aux;
     break;
   default:
-    *right = B; /* AB, PtAP (B is P); AtB uses B's local rows */
+    *right = B; /* AB, PtAP (B is P); AtB uses B's own rows */
   }
   PetscFunctionReturn(0);
 }
 
 /*
-   Builds `out` (sizes, type MATMPIAIJ, COO structure; values too when fuse, zeros otherwise) as the
-   product `type` of A, B (and C3 for ABC), and the plans to refresh it.
+   Makes T, the product `type` of A, B (and C3 for ABC) as an MPIAIJ on our arrays (values too when
+   fuse, zeros otherwise), and the plans to refresh it.
 */
-static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, MatProductType type, Mat A, Mat B, Mat C3, const pcluster::SpgemmOptions &opts, bool fuse, bool force_diagonal, Mat out)
+static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, MatProductType type, Mat A, Mat B, Mat C3, const pcluster::SpgemmOptions &opts, bool fuse, bool force_diagonal, PetscInt rbs, PetscInt cbs, Mat *T)
 {
   MPI_Comm                          comm = PetscObjectComm((PetscObject)A);
   Mat                               right = NULL, P = NULL;
-  CsrView                           va, vr, vp;
-  const PetscInt                   *row_ids = NULL; /* result row -> global row; NULL: this rank's rows of A */
   PetscInt                          m, n, M, N;
   PetscLogDouble                    t0, t1, t2, t3;
   std::vector<pcluster::BlockSizes> bs(2);
@@ -330,49 +606,43 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
     for (int k = 0; k < d->nops; ++k) PetscCall(MatClusterStampMPIAIJ(ops[k], &d->stamp[k]));
   }
   PetscCall(PetscTime(&t0));
-  PetscCall(MatClusterRightOperand(d, A, B, C3, &opts, fuse, true, &right));
+  PetscCall(MatClusterRightOperand(d, B, C3, &opts, fuse, true, &right));
   d->has_ab = type != MATPRODUCT_AtB;
   d->has_at = type == MATPRODUCT_AtB || type == MATPRODUCT_PtAP || type == MATPRODUCT_RARt;
   if (type == MATPRODUCT_PtAP || type == MATPRODUCT_RARt) P = right;
 
   /* The local pieces */
-  PetscCall(MatMPIAIJGetLocalMatCondensed(A, MAT_INITIAL_MATRIX, NULL, NULL, &d->a_cond));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(d->a_cond, "A", &va));
-  if (d->has_ab) PetscCall(MatClusterFetchRows(A, right, MAT_INITIAL_MATRIX, &d->right));
-  else PetscCall(MatClusterLocalRows(B, MAT_INITIAL_MATRIX, &d->right));
-  PetscCall(MatClusterGlobalRowsView(d->right, "B", &vr));
-  if (P) {
-    PetscCall(MatMPIAIJGetLocalMatCondensed(P, MAT_INITIAL_MATRIX, NULL, NULL, &d->p_cond));
-    PetscCall(MatSeqAIJGetCsrView_Cluster(d->p_cond, "P", &vp));
-  }
+  PetscCall(MatClusterLocalRowsOwn(A, &d->a));
+  if (d->has_ab) PetscCall(MatClusterLocalRowsFetch(A, d->a, right, &d->right));
+  else PetscCall(MatClusterLocalRowsOwn(B, &d->right));
+  if (P) PetscCall(MatClusterLocalRowsOwn(P, &d->p));
   PetscCall(PetscTime(&t1));
 
-  /* The local products (the operands are PETSc's assembled pieces: sorted, in range) */
+  /* The local products (the operands come from PETSc's assembled blocks: sorted, in range) */
   pcluster::SpgemmOptions o = opts;
   o.check_operands          = false;
-  o.include_diagonal        = false; /* a global diagonal: added below as COO entries */
+  o.include_diagonal        = false; /* C's global diagonal: added by the assembly */
   PetscCall(PetscLogEventBegin(MAT_ClusterSym, A, B, 0, 0));
   if (d->has_ab) {
     bs[0] = bsof(A);
     bs[1] = bsof(right);
     PetscClusterCallCXX(comm, "symbolic phase", {
-      d->ab_plan  = Plan::symbolic(pcluster::ProductType::AB, {va, vr}, o, d->ab.rowptr, d->ab.colidx, fuse ? &d->ab.values : nullptr, bs);
-      d->ab.nrows = va.nrows;
-      d->ab.ncols = vr.ncols;
+      d->ab_plan  = Plan::symbolic(pcluster::ProductType::AB, {d->a.csr.view(), d->right.csr.view()}, o, d->ab.rowptr, d->ab.colidx, fuse ? &d->ab.values : nullptr, bs);
+      d->ab.nrows = d->a.csr.nrows;
+      d->ab.ncols = d->right.csr.ncols;
       if (!fuse) d->ab.values.assign(d->ab.colidx.size(), 0);
     });
   }
   if (d->has_at) {
-    const CsrView x = P ? vp : va, y = P ? d->ab.view() : vr;
-    bs[0]           = bsof(P ? P : A);
-    bs[1]           = P ? bsof(right) : bsof(B);
+    const Csr &x = P ? d->p.csr : d->a.csr, &y = P ? d->ab : d->right.csr;
+    bs[0]        = bsof(P ? P : A);
+    bs[1]        = P ? bsof(right) : bsof(B);
     PetscClusterCallCXX(comm, "symbolic phase", {
-      d->at_plan  = Plan::symbolic(pcluster::ProductType::AtB, {x, y}, o, d->at.rowptr, d->at.colidx, fuse ? &d->at.values : nullptr, bs);
+      d->at_plan  = Plan::symbolic(pcluster::ProductType::AtB, {x.view(), y.view()}, o, d->at.rowptr, d->at.colidx, fuse ? &d->at.values : nullptr, bs);
       d->at.nrows = x.ncols;
       d->at.ncols = y.ncols;
       if (!fuse) d->at.values.assign(d->at.colidx.size(), 0);
     });
-    PetscCall(MatClusterCondensedColumns(P ? d->p_cond : d->a_cond, &row_ids));
   }
   if (fuse) PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)((d->has_ab ? d->ab_plan.flops() : 0) + (d->has_at ? d->at_plan.flops() : 0))));
   PetscCall(PetscLogEventEnd(MAT_ClusterSym, A, B, 0, 0));
@@ -382,7 +652,10 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   }
   PetscCall(PetscTime(&t2));
 
-  /* The result's sizes, as PETSc's algorithms make them */
+  /* C: sizes as PETSc's algorithms make them; R's rows: A's own rows (A*B-like) or the columns of
+     A's (AtB) or P's (PtAP) own rows, of which this rank owns the middle block */
+  const bool       at_rows = d->has_at;
+  const LocalRows &x       = d->result_rows();
   switch (type) {
   case MATPRODUCT_AtB:
     m = A->cmap->n, M = A->cmap->N, n = B->cmap->n, N = B->cmap->N;
@@ -394,37 +667,8 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   default: /* AB, ABt, ABC: A's rows, the right operand's columns */
     m = A->rmap->n, M = A->rmap->N, n = right->cmap->n, N = right->cmap->N;
   }
-
-  /* COO: every local entry with its global row and column; forced diagonal entries appended (zero) */
-  const LocalCsr &r     = d->result();
-  const PetscInt  rbase = A->rmap->rstart;
-  PetscCount      ncoo  = (PetscCount)r.colidx.size();
-  std::vector<PetscInt> ci, cj;
-  PetscClusterCallCXX(comm, "assembling C", MatClusterCooIndices(r, row_ids, rbase, d->right.global, ci, cj); d->coo_values = r.values);
-  PetscCall(MatSetSizes(out, m, n, M, N));
-  {
-    Mat_Product *keep = out->product;
-    PetscInt     rbs, cbs;
-    if (keep) MatClusterResultBlockSizes_Private(out, &rbs, &cbs);
-    else rbs = PetscAbs(A->rmap->bs), cbs = PetscAbs(right->cmap->bs); /* ABC's inner B*C */
-    PetscCall(MatSetBlockSizes(out, rbs, cbs));
-  }
-  PetscCall(MatSetType(out, MATMPIAIJ));
-  PetscCall(PetscLayoutSetUp(out->rmap));
-  if (force_diagonal) { /* MAT_FORCE_DIAGONAL_ENTRIES, honoured by PETSc's MPI A*B on its rows of C */
-    const PetscInt rstart = out->rmap->rstart, rend = out->rmap->rend;
-    PetscClusterCallCXX(comm, "assembling C", {
-      for (PetscInt g = rstart; g < rend && g < N; ++g) {
-        ci.push_back(g);
-        cj.push_back(g);
-        d->coo_values.push_back(0);
-      }
-    });
-    ncoo = (PetscCount)ci.size();
-  }
-  PetscCall(MatSetPreallocationCOO(out, ncoo, ci.data(), cj.data()));
-  PetscCall(MatSetValuesCOO(out, d->coo_values.data(), INSERT_VALUES));
-  PetscCall(MatSetOption(out, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  PetscCall(MatClusterResultSymbolic(comm, d->result(), at_rows ? x.own_col0 : 0, at_rows ? x.global.data() : NULL, d->right.global, at_rows, force_diagonal, m, n, M, N, &d->out, T));
+  PetscCall(MatSetBlockSizes(*T, rbs, cbs));
   PetscCall(PetscTime(&t3));
   d->seconds_fetch        = t1 - t0;
   d->seconds_local        = t2 - t1;
@@ -433,33 +677,31 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   PetscFunctionReturn(0);
 }
 
-/* Refreshes `out`'s values from A, B (C3): the pieces, the local products, the COO exchange */
+/* Refreshes `out`'s values from A, B (C3): the pieces, the local products, the boundary exchange */
 static PetscErrorCode MatClusterMPIProductNumeric(MatProductCluster_MPIAIJ *d, Mat A, Mat B, Mat C3, Mat out)
 {
   MPI_Comm comm  = PetscObjectComm((PetscObject)A);
   Mat      right = NULL, P = NULL;
-  CsrView  va, vr, vp;
 
   PetscFunctionBegin;
-  PetscCall(MatClusterRightOperand(d, A, B, C3, NULL, false, false, &right));
+  PetscCall(MatClusterRightOperand(d, B, C3, NULL, false, false, &right));
   if (d->type == MATPRODUCT_PtAP || d->type == MATPRODUCT_RARt) P = right;
-  PetscCall(MatMPIAIJGetLocalMatCondensed(A, MAT_REUSE_MATRIX, NULL, NULL, &d->a_cond));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(d->a_cond, "A", &va));
-  if (d->has_ab) PetscCall(MatClusterFetchRows(A, right, MAT_REUSE_MATRIX, &d->right));
-  else PetscCall(MatClusterLocalRows(B, MAT_REUSE_MATRIX, &d->right));
-  PetscCall(MatClusterGlobalRowsView(d->right, "B", &vr));
-  if (P) {
-    PetscCall(MatMPIAIJGetLocalMatCondensed(P, MAT_REUSE_MATRIX, NULL, NULL, &d->p_cond));
-    PetscCall(MatSeqAIJGetCsrView_Cluster(d->p_cond, "P", &vp));
-  }
+  PetscCall(MatClusterLocalRowsRefresh(A, &d->a));
+  PetscCall(MatClusterLocalRowsRefresh(d->has_ab ? right : B, &d->right));
+  if (P) PetscCall(MatClusterLocalRowsRefresh(P, &d->p));
   PetscCall(PetscLogEventBegin(MAT_ClusterNum, A, B, out, 0));
-  if (d->has_ab) PetscClusterCallCXX(comm, "numeric phase", d->ab_plan.numeric({va, vr}, d->ab.view(), d->ab.values.data()));
-  if (d->has_at) PetscClusterCallCXX(comm, "numeric phase", d->at_plan.numeric({P ? vp : va, P ? d->ab.view() : vr}, d->at.view(), d->at.values.data()));
+  if (d->has_ab) PetscClusterCallCXX(comm, "numeric phase", d->ab_plan.numeric({d->a.csr.view(), d->right.csr.view()}, d->ab.view(), d->ab.values.data()));
+  if (d->has_at) PetscClusterCallCXX(comm, "numeric phase", d->at_plan.numeric({P ? d->p.csr.view() : d->a.csr.view(), P ? d->ab.view() : d->right.csr.view()}, d->at.view(), d->at.values.data()));
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)((d->has_ab ? d->ab_plan.flops() : 0) + (d->has_at ? d->at_plan.flops() : 0))));
   PetscCall(PetscLogEventEnd(MAT_ClusterNum, A, B, out, 0));
-  const LocalCsr &r = d->result();
-  std::copy(r.values.begin(), r.values.end(), d->coo_values.begin()); /* forced diagonal entries stay zero */
-  PetscCall(MatSetValuesCOO(out, d->coo_values.data(), INSERT_VALUES));
+  const Csr &R = d->result();
+  if (d->out.remote) {
+    PetscCall(PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, "numeric phase", [&]() { MatClusterRemoteValues(R, d->out.own_row0, out->rmap->n, d->out.remote_values); }));
+    PetscCall(MatSetValuesCOO(d->out.remote, d->out.remote_values.data(), INSERT_VALUES));
+  }
+  PetscCall(MatClusterResultValues(d->out, R, out));
+  PetscCall(MatAssemblyBegin(out, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(out, MAT_FINAL_ASSEMBLY));
   d->numeric_count++;
   PetscFunctionReturn(0);
 }
@@ -591,19 +833,32 @@ PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C)
   PetscClusterCallCXX(comm, "symbolic phase", d.reset(new MatProductCluster_MPIAIJ));
   /* MatMatMult(), MatPtAP() & co. (api_user) run numeric right after symbolic with the same values,
      so the symbolic phase forms the values too. MatProductSymbolic() alone must leave zeros in C. */
-  PetscErrorCode ierr = MatClusterMPIProductSymbolic(d.get(), type, A, B, mats[2], opts, product->api_user, C->force_diagonals, C);
+  PetscInt rbs, cbs;
+  Mat      T = NULL;
+  MatClusterResultBlockSizes_Private(C, &rbs, &cbs);
+  PetscErrorCode ierr = MatClusterMPIProductSymbolic(d.get(), type, A, B, mats[2], opts, product->api_user, C->force_diagonals, rbs, cbs, &T);
+  if (!ierr) ierr = MatClusterAdoptStructure_Private(C, &T); /* C in place: MatHeaderReplace */
   if (ierr) {
+    (void)MatDestroy(&T);
     (void)MatProductClusterMPIDestroy(d.release());
     PetscCall(ierr);
   }
-  C->ops->productnumeric = MatProductNumeric_MPIAIJ_Cluster; /* after MatSetType, which reset C->ops */
+  C->ops->productnumeric = MatProductNumeric_MPIAIJ_Cluster; /* after MatHeaderReplace, which replaced C->ops */
   product->view          = MatProductView_Cluster_MPIAIJ;
   product->destroy       = MatProductDestroy_Cluster_MPIAIJ;
   product->data          = d.release();
+  for (const MatProductCluster_MPIAIJ *e = static_cast<MatProductCluster_MPIAIJ *>(product->data); e; e = e->inner.get()) {
+    for (const Plan *plan : {e->has_ab ? &e->ab_plan : nullptr, e->has_at ? &e->at_plan : nullptr}) {
+      if (!plan) continue;
+      for (const pcluster::ProductStep &st : plan->steps())
+        PetscCall(PetscInfo(C, "petsc-cluster %s %s, local: %s: %s, kernel %s, flops %" PetscInt64_FMT ", nnz %" PetscInt64_FMT ", symbolic %g s\n", MatProductTypes[type], product->alg, e != product->data ? "B*C" : (plan == &e->ab_plan ? "A_local*B_rows" : "X_local^T*Y_local"), st.what.c_str(),
+                            st.is_transpose ? "transpose" : pcluster::to_string(st.spgemm.kernel), (PetscInt64)st.spgemm.flops, (PetscInt64)st.nnz, st.spgemm.seconds_symbolic));
+    }
+  }
   {
     const auto *e = static_cast<MatProductCluster_MPIAIJ *>(product->data);
-    PetscCall(PetscInfo(C, "petsc-cluster %s %s: local rows %" PetscInt_FMT ", fetched rows %" PetscInt_FMT ", local result nnz %" PetscInt64_FMT "; seconds: fetching %g, local products %g, COO assembly %g\n", MatProductTypes[type], product->alg, A->rmap->n,
-                        e->right.seq ? e->right.seq->rmap->n : 0, (PetscInt64)e->result().colidx.size(), e->seconds_fetch, e->seconds_local, e->seconds_assembly));
+    PetscCall(PetscInfo(C, "petsc-cluster %s %s: local rows %" PetscInt_FMT ", rows fetched from other ranks %" PetscInt_FMT ", local result nnz %" PetscInt64_FMT "; seconds: fetching %g, local products %g, COO assembly %g\n", MatProductTypes[type], product->alg, A->rmap->n,
+                        e->right.csr.nrows - e->right.own_rows, (PetscInt64)e->result().colidx.size(), e->seconds_fetch, e->seconds_local, e->seconds_assembly));
   }
   PetscFunctionReturn(0);
 }

@@ -249,20 +249,16 @@ static PetscErrorCode MatClusterCsrStorageDestroy(void *ctx)
    Here C wraps the vectors symbolic filled and zero values (see MatClusterCsrStorage): 0.08 s,
    nearly all of it MatCreateSeqAIJWithArrays' assembly (inode check).
 
-   MatCreateSeqAIJWithArrays gives a new Mat T; MatHeaderReplace(C, &T) moves it into C but swaps
-   the whole header, so C's product, options prefix, name and options database are carried over by
-   hand (objects composed on C before the product was computed are dropped, as with any
-   MatHeaderReplace).
+   MatCreateSeqAIJWithArrays gives a new Mat T; MatClusterAdoptStructure_Private moves it into C
+   (MatHeaderReplace swaps the whole header, so C's product, options prefix, name and options
+   database are carried over by hand; objects composed on C before the product was computed are
+   dropped, as with any MatHeaderReplace).
 */
 static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, PetscInt m, PetscInt n, PetscInt rbs, PetscInt cbs, std::vector<PetscInt> &ci, std::vector<PetscInt> &cj, std::vector<PetscScalar> &cv)
 {
   MatClusterCsrStorage *storage = NULL;
   PetscContainer        container;
   Mat                   T;
-  Mat_Product          *product = C->product;
-  PetscOptions          options = ((PetscObject)C)->options;
-  char                 *prefix = NULL, *name = NULL;
-  const PetscBool       force_diagonals = C->force_diagonals;
   PetscErrorCode        ierr;
 
   PetscFunctionBegin;
@@ -289,11 +285,25 @@ static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, PetscInt m, PetscInt 
   PetscCall(PetscContainerDestroy(&container));
   PetscCall(MatSetBlockSizes(T, rbs, cbs));
   PetscCall(MatSetOption(T, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  PetscCall(MatClusterAdoptStructure_Private(C, &T));
+  PetscFunctionReturn(0);
+}
 
+/* C takes T's structure and values (MatHeaderReplace), keeping its own product, options prefix, name,
+   options database and MAT_FORCE_DIAGONAL_ENTRIES */
+PetscErrorCode MatClusterAdoptStructure_Private(Mat C, Mat *T)
+{
+  Mat_Product    *product = C->product;
+  PetscOptions    options = ((PetscObject)C)->options;
+  char           *prefix = NULL, *name = NULL;
+  const PetscBool force_diagonals = C->force_diagonals;
+  PetscErrorCode  ierr;
+
+  PetscFunctionBegin;
   if (((PetscObject)C)->prefix) PetscCall(PetscStrallocpy(((PetscObject)C)->prefix, &prefix));
   if (((PetscObject)C)->name) PetscCall(PetscStrallocpy(((PetscObject)C)->name, &name));
   C->product = NULL; /* not destroyed with C's old header */
-  ierr       = MatHeaderReplace(C, &T);
+  ierr       = MatHeaderReplace(C, T);
   C->product = product;
   PetscCall(ierr);
   ((PetscObject)C)->options = options;
