@@ -227,14 +227,14 @@ PetscErrorCode Prolongator(Mat A, PetscInt agg, PetscReal omega, Mat *P)
   }
   PetscCall(MatAssemblyBegin(P0, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(P0, MAT_FINAL_ASSEMBLY));
-  /* P = P0 - omega D^-1 (A P0); A has a diagonal, so A P0's pattern contains P0's */
+  /* P = P0 - omega D^-1 (A P0); A P0's pattern contains P0's only if A has every diagonal entry (rgg has none) */
   PetscCall(MatMatMult(A, P0, MAT_INITIAL_MATRIX, PETSC_DEFAULT, P)); /* PETSc's default: no -matmatmult_via is set */
   PetscCall(MatCreateVecs(A, NULL, &d));
   PetscCall(MatGetDiagonal(A, d));
   PetscCall(VecReciprocal(d)); /* leaves zeros alone */
   PetscCall(MatDiagonalScale(*P, d, NULL));
   PetscCall(MatScale(*P, -omega));
-  PetscCall(MatAXPY(*P, 1.0, P0, SUBSET_NONZERO_PATTERN));
+  PetscCall(MatAXPY(*P, 1.0, P0, DIFFERENT_NONZERO_PATTERN));
   PetscCall(VecDestroy(&d));
   PetscCall(MatDestroy(&P0));
   PetscFunctionReturn(0);

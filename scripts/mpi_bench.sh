@@ -8,10 +8,14 @@
 # Environment:
 #   CONFIGS  "RANKSxTHREADS ..." (default "2x1 1x1 1x2": the main comparison first)
 #   OUT      directory for the logs (default: a new temporary directory)
+#   BUILD    a configured build directory (default build, made by scripts/setup.sh if missing)
 # Exit code: nonzero if any run failed (a check failure included); every configuration still runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ -f build/CMakeCache.txt ]; then cmake --build build --target mpi_bench; else scripts/setup.sh; fi
+build=${BUILD:-build}
+if [ -f "$build/CMakeCache.txt" ]; then cmake --build "$build" --target mpi_bench
+elif [ "$build" = build ]; then scripts/setup.sh
+else echo "mpi_bench.sh: $build is not a configured build directory" >&2; exit 1; fi
 
 # Open MPI refuses to run as root without these
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -25,8 +29,8 @@ for c in "${configs[@]}"; do
   # Open MPI binds each rank to a core by default: a rank's threads would share it
   [ "$threads" -gt 1 ] && opts+=(--bind-to none)
   [ "$ranks" -gt 2 ] && opts+=(--oversubscribe)
-  echo "== $ranks rank(s) x $threads thread(s): mpiexec ${opts[*]} build/examples/mpi_bench $*"
-  OMP_NUM_THREADS=$threads mpiexec "${opts[@]}" build/examples/mpi_bench "$@" 2>&1 | tee "$out/$c.log" || status=1
+  echo "== $ranks rank(s) x $threads thread(s): mpiexec ${opts[*]} $build/examples/mpi_bench $*"
+  OMP_NUM_THREADS=$threads mpiexec "${opts[@]}" "$build/examples/mpi_bench" "$@" 2>&1 | tee "$out/$c.log" || status=1
   echo
 done
 
