@@ -15,13 +15,16 @@ Options:\n\
   -rtol <1e-12>                        tolerance on max|C - C_ref| / max|C_ref|\n\
 The operands: B = A for AB, AtB and ABt; P = (I - 0.5 D^-1 A) P0 with P0 the aggregation of k\n\
 consecutive rows of a rank (a smoothed-aggregation prolongator, made by PETSc) for PtAP and ABC\n\
-(C = P^T A P as R*A*P with R = P^T), R = P^T for RARt. Exits with code 1 on any disagreement.\n\n";
+(C = P^T A P as R*A*P with R = P^T), R = P^T for RARt. Last, MAT_REUSE_MATRIX after A's pattern\n\
+changed on one rank must fail on every rank with PETSC_ERR_ARG_INCOMP. Exits with code 1 on any\n\
+disagreement.\n\n";
 
 #include <petsccluster.h>
 #include <petscmat.h>
 
 #include "../../examples/problem.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -339,6 +342,45 @@ int main(int argc, char **argv)
       PetscCall(MatDestroy(&Capi));
       PetscCall(MatDestroy(&Cprod));
     }
+  }
+  /* MAT_REUSE_MATRIX after A's pattern changed on one rank only: an error on every rank (no hang, no
+     out-of-bounds write), for every algorithm */
+  if (square) {
+    Mat      A2;
+    PetscInt lo, hi;
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &A2));
+    PetscCall(MatSetOption(A2, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatGetOwnershipRange(A2, &lo, &hi));
+    for (PetscInt i = lo; i < hi && i == lo; ++i) { /* the first rank with rows: one new entry in its first row */
+      PetscMPIInt rank;
+      PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+      if (rank == size - 1) {
+        PetscInt           ncols, j = -1;
+        const PetscInt    *cols;
+        PetscCall(MatGetRow(A2, i, &ncols, &cols, NULL));
+        for (PetscInt c = 0; c < M.ncols && j < 0; ++c) /* a column not in the row */
+          if (std::find(cols, cols + ncols, c) == cols + ncols) j = c;
+        PetscCall(MatRestoreRow(A2, i, &ncols, &cols, NULL));
+        if (j >= 0) PetscCall(MatSetValue(A2, i, j, 1.0, INSERT_VALUES));
+      }
+    }
+    PetscCall(MatAssemblyBegin(A2, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A2, MAT_FINAL_ASSEMBLY));
+    for (const std::string &alg : algs) {
+      Mat            C;
+      PetscErrorCode ierr;
+      PetscCall(MakeProduct(MATPRODUCT_AB, alg.c_str(), A, A, NULL, &C));
+      PetscCall(MatProductNumeric(C));
+      PetscCall(MatProductReplaceMats(A2, A2, NULL, C));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = MatProductNumeric(C);
+      PetscCall(PetscPopErrorHandler());
+      ++checks;
+      if (ierr != PETSC_ERR_ARG_INCOMP) ++failures;
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-5s %-21s %-28s %s (error code %d, expected %d)\n", "AB", alg.c_str(), "pattern changed: error", ierr == PETSC_ERR_ARG_INCOMP ? "ok" : "FAILED", (int)ierr, (int)PETSC_ERR_ARG_INCOMP));
+      PetscCall(MatDestroy(&C));
+    }
+    PetscCall(MatDestroy(&A2));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks, %d failed\n", checks, failures));
   PetscCall(MatDestroy(&A));
