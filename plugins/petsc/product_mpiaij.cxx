@@ -62,15 +62,26 @@ struct ResultAssembly {
   PetscInt                 own_row0 = 0;     /* R's rows [own_row0, own_row0 + m) are C's rows on this rank */
   Mat                      remote = nullptr; /* A^T*B, P^T*A*P: R's other rows, summed onto their owners by PETSc's COO assembly */
   std::vector<PetscScalar> remote_values;    /* their values, in COO order */
-  std::vector<PetscInt>    pos_own;          /* C position of each entry of R's own rows: >= 0 in the diagonal block, -1-k: k-th off-diagonal value */
+  bool                     assign = false;   /* C's rows are R's own rows (no remote rows, no forced diagonal): copied row by row */
+  PetscInt                 own_col0 = 0;     /* R's columns [own_col0, own_col0 + n) are C's diagonal block */
+  std::vector<PetscInt>    pos_own;          /* otherwise, C position of each entry of R's own rows: >= 0 in the diagonal block, -1-k: k-th off-diagonal value */
   std::vector<PetscInt>    pos_remote;       /* likewise for the entries of remote's rows (its diagonal block, then off-diagonal block) */
-  bool                     assign = false;   /* every C entry comes from exactly one entry of R's own rows: no zeroing, no sums */
+};
+
+/* An array left uninitialised: every element is written before it is read */
+template <class T>
+struct Buffer {
+  std::unique_ptr<T[]> p;
+  void                 allocate(size_t n) { p.reset(new T[n ? n : 1]); }
+  T                   *data() { return p.get(); }
+  T                   &operator[](size_t i) { return p[i]; }
 };
 
 /* C's arrays (MatCreateMPIAIJWithSplitArrays does not copy them), owned by C through a container */
 struct SplitStorage {
-  std::vector<PetscInt>    di, dj, oi, oj;
-  std::vector<PetscScalar> da, oa;
+  std::vector<PetscInt>                 di, oi;
+  Buffer<PetscInt>                      dj, oj;
+  Buffer<PetscScalar>                   da, oa;
 };
 
 struct OperandStamp {
@@ -385,9 +396,17 @@ static PetscErrorCode MatClusterResultValues(const ResultAssembly &out, const Cs
   const PetscInt     count = (PetscInt)out.pos_own.size();
   const PetscInt    *pos   = out.pos_own.data();
   const PetscScalar *v     = R.values.data() + (out.own_row0 < R.nrows ? R.rowptr[out.own_row0] : 0);
-  if (out.assign) { /* every entry of C is one entry of R's own rows */
-#pragma omp parallel for schedule(static) if (count > 65536)
-    for (PetscInt k = 0; k < count; ++k) (pos[k] >= 0 ? da[pos[k]] : oa[-1 - pos[k]]) = v[k];
+  if (out.assign) { /* row i of C is R's row own_row0 + i: off-diagonal entries left of the diagonal block, the block, the rest */
+    const PetscInt m = vd.nrows, c0 = out.own_col0;
+#pragma omp parallel for schedule(static) if (vd.nnz() > 65536)
+    for (PetscInt i = 0; i < m; ++i) {
+      const PetscInt *cols = R.colidx.data(), k0 = R.rowptr[out.own_row0 + i];
+      const PetscInt  nd = vd.row_length(i), nleft = (PetscInt)(std::lower_bound(cols + k0, cols + R.rowptr[out.own_row0 + i + 1], c0) - (cols + k0));
+      const PetscScalar *src = R.values.data() + k0;
+      std::copy(src, src + nleft, oa + vo.rowptr[i]);
+      std::copy(src + nleft, src + nleft + nd, da + vd.rowptr[i]);
+      std::copy(src + nleft + nd, src + nleft + nd + (vo.row_length(i) - nleft), oa + vo.rowptr[i] + nleft);
+    }
   } else {
     std::fill(da, da + vd.nnz(), (PetscScalar)0);
     std::fill(oa, oa + vo.nnz(), (PetscScalar)0);
@@ -475,10 +494,15 @@ static SplitStorage *MatClusterMergeRows(const Csr &R, PetscInt own_row0, const 
     s->oi[i + 1] = no;
   }
   for (PetscInt i = 0; i < m; ++i) s->di[i + 1] += s->di[i], s->oi[i + 1] += s->oi[i];
-  s->dj.resize((size_t)std::max<PetscInt>(s->di[m], 1));
-  s->oj.resize((size_t)std::max<PetscInt>(s->oi[m], 1));
-  s->da.assign(s->dj.size(), 0);
-  s->oa.assign(s->oj.size(), 0);
+  s->dj.allocate((size_t)s->di[m]);
+  s->oj.allocate((size_t)s->oi[m]);
+  s->da.allocate((size_t)s->di[m]);
+  s->oa.allocate((size_t)s->oi[m]);
+  out->assign = !rbp && (PetscInt)out->pos_own.size() == s->di[m] + s->oi[m]; /* then C's rows are R's own rows */
+  if (out->assign) {
+    out->pos_own.clear();
+    out->pos_own.shrink_to_fit();
+  }
 #pragma omp parallel for schedule(static) if (m > 1024)
   for (PetscInt i = 0; i < m; ++i) {
     PetscInt pd = s->di[i], po = s->oi[i];
@@ -486,20 +510,20 @@ static SplitStorage *MatClusterMergeRows(const Csr &R, PetscInt own_row0, const 
       PetscInt p;
       if (g >= cstart && g < cend) s->dj[pd] = g - cstart, p = pd++;
       else s->oj[po] = g, p = -1 - po++;
-      if (ko >= 0) out->pos_own[ko - first] = p;
+      if (ko >= 0 && !out->assign) out->pos_own[ko - first] = p;
       if (kr >= 0) out->pos_remote[kr] = p;
     });
   }
-  out->assign = !rbp && (PetscInt)out->pos_own.size() == s->di[m] + s->oi[m];
   return s.release();
 }
 
 /*
    Builds T, the MPIAIJ (m x n local, M x N global) holding R: R's rows [own_row0, own_row0 + m) are
    this rank's rows of T; with has_remote, R's other rows (global numbers row_global) go to their
-   owners through out->remote. Columns: col_global. T is built on our arrays, with R's values.
+   owners through out->remote. Columns: col_global, of which [own_col0, own_col0 + n) are T's own
+   columns (its diagonal block). T is built on our arrays, with R's values.
 */
-static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, PetscInt own_row0, const PetscInt *row_global, const std::vector<PetscInt> &col_global, bool has_remote, bool force_diagonal, PetscInt m, PetscInt n, PetscInt M, PetscInt N, ResultAssembly *out, Mat *T)
+static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, PetscInt own_row0, const PetscInt *row_global, const std::vector<PetscInt> &col_global, PetscInt own_col0, bool has_remote, bool force_diagonal, PetscInt m, PetscInt n, PetscInt M, PetscInt N, ResultAssembly *out, Mat *T)
 {
   PetscLayout    rmap, cmap;
   PetscInt       rstart, cstart, cend;
@@ -538,7 +562,8 @@ static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, Pets
   }
 
   PetscClusterCallCXX(comm, "assembling C", st = MatClusterMergeRows(R, own_row0, col_global, has_remote ? &rb : nullptr, force_diagonal, m, rstart, cstart, cend, N, out));
-  ierr = MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, st->di.data(), st->dj.data(), st->da.data(), st->oi.data(), st->oj.data(), st->oa.data(), T);
+  out->own_col0 = own_col0;
+  ierr          = MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, st->di.data(), st->dj.data(), st->da.data(), st->oi.data(), st->oj.data(), st->oa.data(), T);
   if (ierr) delete st;
   PetscCall(ierr);
   ierr = PetscContainerCreate(comm, &container);
@@ -667,7 +692,7 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   default: /* AB, ABt, ABC: A's rows, the right operand's columns */
     m = A->rmap->n, M = A->rmap->N, n = right->cmap->n, N = right->cmap->N;
   }
-  PetscCall(MatClusterResultSymbolic(comm, d->result(), at_rows ? x.own_col0 : 0, at_rows ? x.global.data() : NULL, d->right.global, at_rows, force_diagonal, m, n, M, N, &d->out, T));
+  PetscCall(MatClusterResultSymbolic(comm, d->result(), at_rows ? x.own_col0 : 0, at_rows ? x.global.data() : NULL, d->right.global, d->right.own_col0, at_rows, force_diagonal, m, n, M, N, &d->out, T));
   PetscCall(MatSetBlockSizes(*T, rbs, cbs));
   PetscCall(PetscTime(&t3));
   d->seconds_fetch        = t1 - t0;
