@@ -49,9 +49,6 @@ static const char help[] =
 #include <string>
 #include <vector>
 
-#if defined(_OPENMP)
-  #include <omp.h>
-#endif
 
 namespace {
 
@@ -325,10 +322,7 @@ int main(int argc, char **argv)
   std::vector<PetscInt> sources;
   PetscCall(DrawSources(A, nsources, source_seed, &sources));
 
-  int threads = 1;
-#if defined(_OPENMP)
-  threads = omp_get_max_threads();
-#endif
+  const int threads = MaxThreads();
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Graph %s: %" PetscInt_FMT " vertices, %zu edges (stored both ways), %" PetscInt_FMT " sources, OpenMP threads %d, best of %" PetscInt_FMT "\n", p.name.c_str(), A.nrows, A.colidx.size(), nsources, threads, reps));
 
   std::vector<Level>  levels;

@@ -80,9 +80,6 @@ static const char help[] =
 #include <string>
 #include <vector>
 
-#if defined(_OPENMP)
-  #include <omp.h>
-#endif
 
 namespace {
 
@@ -91,15 +88,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /* The algorithms PETSc 3.18 accepts for MPIAIJ x MPIAIJ (mpimatmatmult.c, with hypre) */
 const std::vector<std::string> kPetscMPIAlgsAB   = {"scalable", "nonscalable", "seqmpi", "backend", "hypre"};
 const std::vector<std::string> kPetscMPIAlgsPtAP = {"scalable", "nonscalable", "allatonce", "allatonce_merged", "backend", "hypre"};
-
-int MaxThreads()
-{
-#if defined(_OPENMP)
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
 
 bool Contains(const std::vector<std::string> &v, const std::string &s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 

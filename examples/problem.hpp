@@ -19,7 +19,21 @@
 #include <string>
 #include <vector>
 
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
+
 using Csr = pcluster::CsrMatrix<PetscInt, PetscScalar>;
+
+/* The OpenMP threads our products use by default (OMP_NUM_THREADS) */
+inline int MaxThreads()
+{
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
 
 /* PETSc 3.18's SeqAIJ algorithms for C = A*B, and ours */
 inline const std::vector<std::string> kPetscAlgs = {"sorted", "scalable", "scalable_fast", "heap", "btheap", "llcondensed", "rowmerge", "hypre"};

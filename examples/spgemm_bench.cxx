@@ -95,9 +95,6 @@ static const char help[] =
 #include <string>
 #include <vector>
 
-#if defined(_OPENMP)
-  #include <omp.h>
-#endif
 
 #if defined(PCLUSTER_HAVE_GRAPHBLAS)
   #include <complex> /* GraphBLAS.h uses std::complex in C++: include it outside the extern "C" block */
@@ -113,15 +110,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 const char *const kPetscDefault = "sorted"; /* what "default" resolves to for SeqAIJ C=A*B in PETSc 3.18 */
 const std::vector<std::string> kPetscPtAPAlgs = {"scalable", "rap", "hypre"};
 const char *const kPetscPtAPDefault = "scalable"; /* "default" for SeqAIJ C=P^T*A*P in PETSc 3.18 */
-
-int MaxThreads()
-{
-#if defined(_OPENMP)
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Results and the check against the reference                                                */
