@@ -2,7 +2,8 @@ static char help[] = "Checks every MatProduct type on MATMPIAIJ with petsc-clust
 MPI algorithm (its default for the type) in the same run: identical nonzero pattern on every rank and\n\
 values within a relative tolerance, for the fused path (MatMatMult() & co. selected by -mat*_via), for\n\
 MatProductSymbolic() (zeros) then MatProductNumeric(), and again after the operands' values change\n\
-(MAT_REUSE_MATRIX / MatProductNumeric only).\n\
+(MAT_REUSE_MATRIX / MatProductNumeric only) and after MatProductReplaceMats() with new operands of the\n\
+same patterns.\n\
 Options:\n\
   -gen <p7|s27|e27|rmat|rgg> -n <N>   generated A (default p7, n 8), or\n\
   -f <file.mtx>                        A from a Matrix Market file (every rank reads it)\n\
@@ -337,6 +338,26 @@ int main(int argc, char **argv)
       PetscCall(Compare(Cprod, Cref, &rel, &where));
       PetscCall(note("MatProductNumeric, new values", rel, where));
       PetscCall(PetscOptionsClearValue(NULL, t->via));
+
+      /* New operand objects with the same patterns (MatProductReplaceMats): numeric only */
+      {
+        Mat X2 = NULL, Y2 = NULL, Z2 = NULL;
+        PetscCall(MatDuplicate(X, MAT_COPY_VALUES, &X2));
+        PetscCall(MatDuplicate(Y, MAT_COPY_VALUES, &Y2));
+        if (Z) PetscCall(MatDuplicate(Z, MAT_COPY_VALUES, &Z2));
+        for (Mat O : {X2, Y2, Z2})
+          if (O) PetscCall(Perturb(O, 11));
+        PetscCall(MatProductReplaceMats(X2, Y2, Z2, Cprod));
+        PetscCall(MatProductNumeric(Cprod));
+        PetscCall(MatDestroy(&Cref));
+        PetscCall(MakeProduct(t->type, "default", X2, Y2, Z2, &Cref));
+        PetscCall(MatProductNumeric(Cref));
+        PetscCall(Compare(Cprod, Cref, &rel, &where));
+        PetscCall(note("MatProductReplaceMats", rel, where));
+        PetscCall(MatDestroy(&X2));
+        PetscCall(MatDestroy(&Y2));
+        PetscCall(MatDestroy(&Z2));
+      }
 
       PetscCall(MatDestroy(&Cref));
       PetscCall(MatDestroy(&Capi));
