@@ -188,6 +188,18 @@ static void MatClusterCopyOwnRows(const Blocks &b, LocalRows &r, bool pattern)
   }
 }
 
+/* The renumbered columns of a LocalRows: sorted ghost columns (outside [c0, c0 + nown)) split around
+   the owned block; returns how many ghosts are left of it (the owned block's first number) */
+static PetscInt MatClusterColumnLayout(const PetscInt *ghosts, PetscInt nghosts, PetscInt c0, PetscInt nown, std::vector<PetscInt> &global)
+{
+  const PetscInt nlow = (PetscInt)(std::lower_bound(ghosts, ghosts + nghosts, c0) - ghosts);
+  global.resize((size_t)(nghosts + nown));
+  std::copy(ghosts, ghosts + nlow, global.begin());
+  for (PetscInt c = 0; c < nown; ++c) global[nlow + c] = c0 + c;
+  std::copy(ghosts + nlow, ghosts + nghosts, global.begin() + nlow + nown);
+  return nlow;
+}
+
 /* M's own rows, on the columns they use (what MatMPIAIJGetLocalMatCondensed gives, without its copy
    through MatCreateSubMatrices) */
 static PetscErrorCode MatClusterLocalRowsOwn(Mat M, LocalRows *r)
@@ -198,13 +210,9 @@ static PetscErrorCode MatClusterLocalRowsOwn(Mat M, LocalRows *r)
   PetscCall(MatClusterGetBlocks(M, &b));
   const PetscInt nown = M->cmap->n, no = b.o.ncols, m = M->rmap->n;
   PetscClusterCallCXX(PetscObjectComm((PetscObject)M), "local rows", {
-    r->global.resize((size_t)(no + nown));
-    std::copy(b.garray, b.garray + b.nlow, r->global.begin());
-    for (PetscInt c = 0; c < nown; ++c) r->global[b.nlow + c] = M->cmap->rstart + c;
-    std::copy(b.garray + b.nlow, b.garray + no, r->global.begin() + b.nlow + nown);
+    r->own_col0 = MatClusterColumnLayout(b.garray, no, M->cmap->rstart, nown, r->global); /* = b.nlow */
     r->own_row0 = 0;
     r->own_rows = m;
-    r->own_col0 = b.nlow;
     r->ghost_col.resize((size_t)no);
     for (PetscInt c = 0; c < no; ++c) r->ghost_col[c] = c < b.nlow ? c : c + nown;
     r->csr.nrows = m;
@@ -259,11 +267,7 @@ static PetscErrorCode MatClusterLocalRowsFetch(Mat A, const LocalRows &a, Mat B,
       if (f.colidx[k] < c0 || f.colidx[k] >= c1) ghosts.push_back(f.colidx[k]);
     std::sort(ghosts.begin(), ghosts.end());
     ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
-    const PetscInt nlow = (PetscInt)(std::lower_bound(ghosts.begin(), ghosts.end(), c0) - ghosts.begin());
-    r->global.resize(ghosts.size() + (size_t)nown);
-    std::copy(ghosts.begin(), ghosts.begin() + nlow, r->global.begin());
-    for (PetscInt c = 0; c < nown; ++c) r->global[nlow + c] = c0 + c;
-    std::copy(ghosts.begin() + nlow, ghosts.end(), r->global.begin() + nlow + nown);
+    const PetscInt nlow = MatClusterColumnLayout(ghosts.data(), (PetscInt)ghosts.size(), c0, nown, r->global);
     r->own_row0 = a.own_col0; /* fetched rows left of B's own rows: A's ghost columns left of its owned block */
     r->own_rows = m;
     r->own_col0 = nlow;
@@ -543,26 +547,21 @@ static SplitStorage *MatClusterMergeRows(const Csr &R, PetscInt own_row0, const 
 }
 
 /*
-   Builds T, the MPIAIJ (m x n local, M x N global) holding R: R's rows [own_row0, own_row0 + m) are
+   Builds T, the MPIAIJ with the layouts rmap x cmap (set up: the operands' own) holding R: R's rows
+   [own_row0, own_row0 + m) are
    this rank's rows of T; with has_remote, R's other rows (global numbers row_global) go to their
    owners through out->remote. Columns: col_global, of which [own_col0, own_col0 + n) are T's own
    columns (its diagonal block). T is built on our arrays, with R's values.
 */
-static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, PetscInt own_row0, const PetscInt *row_global, const std::vector<PetscInt> &col_global, PetscInt own_col0, bool has_remote, bool force_diagonal, PetscInt m, PetscInt n, PetscInt M, PetscInt N, ResultAssembly *out, Mat *T)
+static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, PetscInt own_row0, const PetscInt *row_global, const std::vector<PetscInt> &col_global, PetscInt own_col0, bool has_remote, bool force_diagonal, PetscLayout rmap, PetscLayout cmap, ResultAssembly *out, Mat *T)
 {
-  PetscLayout    rmap, cmap;
-  PetscInt       rstart, cstart, cend;
+  const PetscInt m = rmap->n, M = rmap->N, n = cmap->n, N = cmap->N, rstart = rmap->rstart, cstart = cmap->rstart, cend = cmap->rend;
   Blocks         rb;
   SplitStorage  *st = NULL;
   PetscContainer container;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  PetscCall(PetscLayoutCreateFromSizes(comm, m, M, 1, &rmap));
-  PetscCall(PetscLayoutCreateFromSizes(comm, n, N, 1, &cmap));
-  rstart = rmap->rstart, cstart = cmap->rstart, cend = cmap->rend;
-  PetscCall(PetscLayoutDestroy(&rmap));
-  PetscCall(PetscLayoutDestroy(&cmap));
   out->own_row0 = own_row0;
 
   if (has_remote) { /* R's rows owned by other ranks: PETSc's COO assembly sums them on their owners */
@@ -643,7 +642,7 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
 {
   MPI_Comm                          comm = PetscObjectComm((PetscObject)A);
   Mat                               right = NULL, P = NULL;
-  PetscInt                          m, n, M, N;
+  PetscLayout                       rmap, cmap;
   PetscLogDouble                    t0, t1, t2, t3;
   std::vector<pcluster::BlockSizes> bs(2);
   const auto                        bsof = [](Mat X) { return pcluster::BlockSizes{(int)PetscAbs(X->rmap->bs), (int)PetscAbs(X->cmap->bs)}; };
@@ -702,22 +701,22 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   }
   PetscCall(PetscTime(&t2));
 
-  /* C: sizes as PETSc's algorithms make them; R's rows: A's own rows (A*B-like) or the columns of
-     A's (AtB) or P's (PtAP) own rows, of which this rank owns the middle block */
+  /* C's layouts, as PETSc's algorithms make them; R's rows: A's own rows (A*B-like) or the columns
+     of A's (AtB) or P's (PtAP) own rows, of which this rank owns the middle block */
   const bool       at_rows = d->has_at;
   const LocalRows &x       = d->result_rows();
   switch (type) {
   case MATPRODUCT_AtB:
-    m = A->cmap->n, M = A->cmap->N, n = B->cmap->n, N = B->cmap->N;
+    rmap = A->cmap, cmap = B->cmap;
     break;
   case MATPRODUCT_PtAP:
   case MATPRODUCT_RARt:
-    m = n = P->cmap->n, M = N = P->cmap->N;
+    rmap = cmap = P->cmap;
     break;
   default: /* AB, ABt, ABC: A's rows, the right operand's columns */
-    m = A->rmap->n, M = A->rmap->N, n = right->cmap->n, N = right->cmap->N;
+    rmap = A->rmap, cmap = right->cmap;
   }
-  PetscCall(MatClusterResultSymbolic(comm, d->result(), at_rows ? x.own_col0 : 0, at_rows ? x.global.data() : NULL, d->right.global, d->right.own_col0, at_rows, force_diagonal, m, n, M, N, &d->out, T));
+  PetscCall(MatClusterResultSymbolic(comm, d->result(), at_rows ? x.own_col0 : 0, at_rows ? x.global.data() : NULL, d->right.global, d->right.own_col0, at_rows, force_diagonal, rmap, cmap, &d->out, T));
   PetscCall(MatSetBlockSizes(*T, rbs, cbs));
   PetscCall(PetscTime(&t3));
   d->seconds_fetch        = t1 - t0;
