@@ -24,6 +24,7 @@ disagreement.\n\n";
 #include <petscmat.h>
 
 #include "../../examples/problem.hpp"
+#include "user_products.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -163,38 +164,10 @@ PetscErrorCode Prolongator(Mat A, PetscInt k, Mat *P)
 struct TypeInfo {
   const char    *name;
   MatProductType type;
-  const char    *via; /* the option MatMatMult() & co. read */
 };
 const TypeInfo kTypes[] = {
-  {"AB", MATPRODUCT_AB, "-matmatmult_via"},     {"AtB", MATPRODUCT_AtB, "-mattransposematmult_via"}, {"ABt", MATPRODUCT_ABt, "-matmattransmult_via"},
-  {"PtAP", MATPRODUCT_PtAP, "-matptap_via"},    {"RARt", MATPRODUCT_RARt, "-matrart_via"},           {"ABC", MATPRODUCT_ABC, "-matmatmatmult_via"},
+  {"AB", MATPRODUCT_AB}, {"AtB", MATPRODUCT_AtB}, {"ABt", MATPRODUCT_ABt}, {"PtAP", MATPRODUCT_PtAP}, {"RARt", MATPRODUCT_RARt}, {"ABC", MATPRODUCT_ABC},
 };
-
-/* MatMatMult() & co. for the type (the fused api_user path) */
-PetscErrorCode ApiProduct(MatProductType type, Mat X, Mat Y, Mat Z, MatReuse reuse, Mat *C)
-{
-  PetscFunctionBeginUser;
-  switch (type) {
-  case MATPRODUCT_AB:
-    PetscCall(MatMatMult(X, Y, reuse, PETSC_DEFAULT, C));
-    break;
-  case MATPRODUCT_AtB:
-    PetscCall(MatTransposeMatMult(X, Y, reuse, PETSC_DEFAULT, C));
-    break;
-  case MATPRODUCT_ABt:
-    PetscCall(MatMatTransposeMult(X, Y, reuse, PETSC_DEFAULT, C));
-    break;
-  case MATPRODUCT_PtAP:
-    PetscCall(MatPtAP(X, Y, reuse, PETSC_DEFAULT, C));
-    break;
-  case MATPRODUCT_RARt:
-    PetscCall(MatRARt(X, Y, reuse, PETSC_DEFAULT, C));
-    break;
-  default:
-    PetscCall(MatMatMatMult(X, Y, Z, reuse, PETSC_DEFAULT, C));
-  }
-  PetscFunctionReturn(0);
-}
 
 PetscErrorCode MakeProduct(MatProductType type, const char alg[], Mat X, Mat Y, Mat Z, Mat *C)
 {
@@ -311,8 +284,8 @@ int main(int argc, char **argv)
       PetscCall(MatProductNumeric(Cref));
 
       /* Fused: MatMatMult() & co. with -mat*_via */
-      PetscCall(PetscOptionsSetValue(NULL, t->via, alg.c_str()));
-      PetscCall(ApiProduct(t->type, X, Y, Z, MAT_INITIAL_MATRIX, &Capi));
+      PetscCall(PetscOptionsSetValue(NULL, ViaOption(t->type), alg.c_str()));
+      PetscCall(UserProduct(t->type, X, Y, Z, MAT_INITIAL_MATRIX, &Capi));
       PetscCall(Compare(Capi, Cref, &rel, &where));
       PetscCall(note("MatMatMult & co.", rel, where));
 
@@ -331,13 +304,13 @@ int main(int argc, char **argv)
       PetscCall(MatDestroy(&Cref)); /* a fresh reference: PETSc's own MPI A*B^T does not refresh B^T on reuse */
       PetscCall(MakeProduct(t->type, "default", X, Y, Z, &Cref));
       PetscCall(MatProductNumeric(Cref));
-      PetscCall(ApiProduct(t->type, X, Y, Z, MAT_REUSE_MATRIX, &Capi));
+      PetscCall(UserProduct(t->type, X, Y, Z, MAT_REUSE_MATRIX, &Capi));
       PetscCall(Compare(Capi, Cref, &rel, &where));
       PetscCall(note("MAT_REUSE_MATRIX", rel, where));
       PetscCall(MatProductNumeric(Cprod));
       PetscCall(Compare(Cprod, Cref, &rel, &where));
       PetscCall(note("MatProductNumeric, new values", rel, where));
-      PetscCall(PetscOptionsClearValue(NULL, t->via));
+      PetscCall(PetscOptionsClearValue(NULL, ViaOption(t->type)));
 
       /* New operand objects with the same patterns (MatProductReplaceMats): numeric only */
       {
@@ -372,17 +345,17 @@ int main(int argc, char **argv)
     PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &A2));
     PetscCall(MatSetOption(A2, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
     PetscCall(MatGetOwnershipRange(A2, &lo, &hi));
-    for (PetscInt i = lo; i < hi && i == lo; ++i) { /* the first rank with rows: one new entry in its first row */
+    {
       PetscMPIInt rank;
       PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-      if (rank == size - 1) {
-        PetscInt           ncols, j = -1;
-        const PetscInt    *cols;
-        PetscCall(MatGetRow(A2, i, &ncols, &cols, NULL));
+      if (rank == size - 1 && hi > lo) { /* the last rank: one new entry in its first row */
+        PetscInt        ncols, j = -1;
+        const PetscInt *cols;
+        PetscCall(MatGetRow(A2, lo, &ncols, &cols, NULL));
         for (PetscInt c = 0; c < M.ncols && j < 0; ++c) /* a column not in the row */
           if (std::find(cols, cols + ncols, c) == cols + ncols) j = c;
-        PetscCall(MatRestoreRow(A2, i, &ncols, &cols, NULL));
-        if (j >= 0) PetscCall(MatSetValue(A2, i, j, 1.0, INSERT_VALUES));
+        PetscCall(MatRestoreRow(A2, lo, &ncols, &cols, NULL));
+        if (j >= 0) PetscCall(MatSetValue(A2, lo, j, 1.0, INSERT_VALUES));
       }
     }
     PetscCall(MatAssemblyBegin(A2, MAT_FINAL_ASSEMBLY));

@@ -13,6 +13,8 @@ Exits nonzero on the first failed check.\n\
 #include <petscmat.h>
 #include <petsc/private/matimpl.h> // Mat_Product::alg
 
+#include "user_products.hpp"
+
 #include <cmath>
 #include <iterator>
 #include <string>
@@ -434,24 +436,6 @@ std::vector<const char *> AlgorithmsFor(MatProductType type)
 }
 
 // The option PETSc's user API (MatPtAP, ...) reads for the type.
-const char *ViaOption(MatProductType type)
-{
-  switch (type) {
-  case MATPRODUCT_AtB:
-    return "-mattransposematmult_via";
-  case MATPRODUCT_ABt:
-    return "-matmattransmult_via";
-  case MATPRODUCT_PtAP:
-    return "-matptap_via";
-  case MATPRODUCT_RARt:
-    return "-matrart_via";
-  case MATPRODUCT_ABC:
-    return "-matmatmatmult_via";
-  default:
-    return "-matmatmult_via";
-  }
-}
-
 struct Operands {
   Mat X = NULL, Y = NULL, Z = NULL; // Z for ABC only
 };
@@ -653,29 +637,7 @@ PetscErrorCode CheckProductType(MatProductType type, const char *alg, PetscInt n
   {
     const char *via = ViaOption(type);
     Mat         X = o.X, Y = o.Y, Z = o.Z;
-    auto        user = [&](MatReuse reuse) -> PetscErrorCode {
-      switch (type) {
-      case MATPRODUCT_AB:
-        PetscCall(MatMatMult(X, Y, reuse, PETSC_DEFAULT, &C));
-        break;
-      case MATPRODUCT_AtB:
-        PetscCall(MatTransposeMatMult(X, Y, reuse, PETSC_DEFAULT, &C));
-        break;
-      case MATPRODUCT_ABt:
-        PetscCall(MatMatTransposeMult(X, Y, reuse, PETSC_DEFAULT, &C));
-        break;
-      case MATPRODUCT_PtAP:
-        PetscCall(MatPtAP(X, Y, reuse, PETSC_DEFAULT, &C));
-        break;
-      case MATPRODUCT_RARt:
-        PetscCall(MatRARt(X, Y, reuse, PETSC_DEFAULT, &C));
-        break;
-      default:
-        PetscCall(MatMatMatMult(X, Y, Z, reuse, PETSC_DEFAULT, &C));
-        break;
-      }
-      return 0;
-    };
+    auto        user = [&](MatReuse reuse) { return UserProduct(type, X, Y, Z, reuse, &C); };
     PetscCall(PetscOptionsSetValue(NULL, via, alg));
     PetscCall(user(MAT_INITIAL_MATRIX));
     for (int r = 0; r < 2; ++r) {
