@@ -61,6 +61,8 @@ PETSC_INTERN bool           MatClusterProductType_Private(MatProductType, pclust
 PETSC_INTERN void           MatClusterResultBlockSizes_Private(Mat C, PetscInt *rbs, PetscInt *cbs); /* as PETSc's algorithms set them */
 PETSC_INTERN PetscErrorCode MatSeqAIJGetCsrView_Cluster(Mat M, const char name[], pcluster::CsrView<PetscInt, PetscScalar> *v); /* zero-copy */
 PETSC_INTERN std::uint64_t  MatClusterPatternHashOf_Private(const pcluster::CsrView<PetscInt, PetscScalar> &M);
+/* M's pattern validated and hashed once per nonzero state (a record kept on M) */
+PETSC_INTERN PetscErrorCode MatClusterPatternHash_Private(Mat M, const char name[], const pcluster::CsrView<PetscInt, PetscScalar> &v, std::uint64_t *hash);
 PETSC_INTERN PetscErrorCode MatClusterAdoptStructure_Private(Mat C, Mat *T); /* C takes T's structure, keeps its product, prefix, name */
 
 /* product_mpiaij.cxx: every product type on MATMPIAIJ operands */

@@ -323,14 +323,20 @@ static PetscErrorCode MatClusterLocalRowsRefresh(Mat M, LocalRows *r)
   PetscFunctionReturn(0);
 }
 
-/* Local-pattern stamp of an MPIAIJ operand (diagonal and off-diagonal blocks, ghost columns) */
+/* Local-pattern stamp of an MPIAIJ operand (diagonal and off-diagonal blocks, each hashed once per
+   pattern as SeqAIJ operands are, and the ghost columns) */
 static PetscErrorCode MatClusterStampMPIAIJ(Mat M, OperandStamp *s)
 {
-  Blocks b;
+  Blocks        b;
+  Mat           Ad, Ao;
+  std::uint64_t hd, ho;
 
   PetscFunctionBegin;
   PetscCall(MatClusterGetBlocks(M, &b));
-  std::uint64_t h = MatClusterPatternHashOf_Private(b.d) * 0x9E3779B97F4A7C15ull + MatClusterPatternHashOf_Private(b.o);
+  PetscCall(MatMPIAIJGetSeqAIJ(M, &Ad, &Ao, NULL));
+  PetscCall(MatClusterPatternHash_Private(Ad, "diagonal block", b.d, &hd));
+  PetscCall(MatClusterPatternHash_Private(Ao, "off-diagonal block", b.o, &ho));
+  std::uint64_t h = hd * 0x9E3779B97F4A7C15ull + ho;
   for (PetscInt c = 0; c < b.o.ncols; ++c) h += (std::uint64_t)(c + 1) * 0xC2B2AE3D27D4EB4Full * (std::uint64_t)b.garray[c];
   s->mat = M;
   PetscCall(MatGetNonzeroState(M, &s->nzstate));

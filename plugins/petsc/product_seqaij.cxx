@@ -107,14 +107,12 @@ static void MatClusterStamp(Mat M, const CsrView &v, std::uint64_t hash, Operand
   s->hash    = hash;
 }
 
-static PetscErrorCode MatClusterPatternHash(Mat, const char[], const CsrView &, std::uint64_t *);
-
 static PetscErrorCode MatClusterCheckStamp(Mat M, const char name[], const CsrView &v, const OperandStamp &s)
 {
   PetscFunctionBegin;
   if (M == s.mat && M->nonzerostate == s.nzstate) PetscFunctionReturn(0);
   std::uint64_t hash = 0;
-  if (v.nrows == s.nrows && v.ncols == s.ncols && v.nnz() == s.nnz) PetscCall(MatClusterPatternHash(M, name, v, &hash));
+  if (v.nrows == s.nrows && v.ncols == s.ncols && v.nnz() == s.nnz) PetscCall(MatClusterPatternHash_Private(M, name, v, &hash));
   PetscCheck(v.nrows == s.nrows && v.ncols == s.ncols && v.nnz() == s.nnz && hash == s.hash, PetscObjectComm((PetscObject)M), PETSC_ERR_ARG_INCOMP,
              "petsc-cluster: the nonzero pattern of %s changed since the symbolic phase (%" PetscInt_FMT "x%" PetscInt_FMT " with %" PetscInt64_FMT " nonzeros then, %" PetscInt_FMT "x%" PetscInt_FMT " with %" PetscInt64_FMT " now); MAT_REUSE_MATRIX needs the same pattern, use MAT_INITIAL_MATRIX",
              name, s.nrows, s.ncols, (PetscInt64)s.nnz, v.nrows, v.ncols, (PetscInt64)v.nnz());
@@ -208,7 +206,7 @@ struct MatClusterPatternRecord {
 static const char MatClusterPatternKey[] = "petsc_cluster_pattern";
 
 /* Validates M's pattern and returns its PatternHash, once per nonzero state of M */
-static PetscErrorCode MatClusterPatternHash(Mat M, const char name[], const CsrView &v, std::uint64_t *hash)
+PetscErrorCode MatClusterPatternHash_Private(Mat M, const char name[], const pcluster::CsrView<PetscInt, PetscScalar> &v, std::uint64_t *hash)
 {
   const MatClusterPatternRecord *known;
 
@@ -535,7 +533,7 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
   /* Each operand checked (and hashed for the numeric phases' stamps) once per pattern, here rather
      than by the core on every product */
   std::uint64_t hash[kMaxOperands];
-  for (int k = 0; k < nops; ++k) PetscCall(MatClusterPatternHash(mats[k], names[k], views[k], &hash[k]));
+  for (int k = 0; k < nops; ++k) PetscCall(MatClusterPatternHash_Private(mats[k], names[k], views[k], &hash[k]));
   opts.check_operands = false;
 
   std::unique_ptr<MatProductCluster_SeqAIJ> data;
