@@ -6,7 +6,7 @@
    options.cxx         algorithm names; -mat_cluster_* options -> pcluster::SpgemmOptions
    ordering.cxx        MatOrderingRegister for the core's orderings
    product_seqaij.cxx  AB, AtB, ABt, PtAP, RARt, ABC for MATSEQAIJ: symbolic, numeric, view, destroy
-   product_mpiaij.cxx  the same for MATMPIAIJ: PETSc's local pieces, the core on them, COO assembly
+   product_mpiaij.cxx  the same for MATMPIAIJ: local pieces, the core on them, C on split arrays
 */
 #pragma once
 
