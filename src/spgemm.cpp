@@ -246,7 +246,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
             if constexpr (kDense) map.mark(bcol[q]); // for take_sorted()
             lo = std::min(lo, bcol[q]);
             hi = std::max(hi, bcol[q]);
-            acc[slot] = a * b_values[q];
+            acc[slot] = V(0) + a * b_values[q]; // from +0 as in numeric(): a lone -0 product gives +0 in both
           } else acc[slot] += a * b_values[q];
         }
       }
