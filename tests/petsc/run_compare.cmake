@@ -15,6 +15,8 @@
 # of unfreed memory).
 # REQUIRE_REGEX (optional): the combined stdout+stderr must match it (e.g. an -info line showing
 # that the plugin, not PETSc, ran the product).
+# REQUIRE_COUNT1..REQUIRE_COUNT9 (optional): "<n>:<regex>": the combined stdout+stderr holds exactly
+# n matches of the regex (e.g. an -info line once per product: nothing registered or wrapped twice).
 # LOG_LESS (optional): "EventA<EventB[,EventC<EventD...]": in the -log_view table of the output,
 # both events must appear and EventA must have run fewer times than EventB (e.g. symbolic fewer
 # times than numeric when MAT_REUSE_MATRIX reuses the structure).
@@ -70,6 +72,24 @@ if(DEFINED REQUIRE_REGEX AND NOT "${REQUIRE_REGEX}" STREQUAL "")
     message(FATAL_ERROR "FAILED: output does not match /${REQUIRE_REGEX}/")
   endif()
 endif()
+
+foreach(_i RANGE 1 9)
+  if(NOT DEFINED REQUIRE_COUNT${_i})
+    continue()
+  endif()
+  if(NOT "${REQUIRE_COUNT${_i}}" MATCHES "^([0-9]+):(.+)$")
+    message(FATAL_ERROR "REQUIRE_COUNT${_i}: expected <n>:<regex>, got ${REQUIRE_COUNT${_i}}")
+  endif()
+  set(_want ${CMAKE_MATCH_1})
+  set(_re "${CMAKE_MATCH_2}")
+  string(REGEX MATCHALL "${_re}" _found "${out}\n${err}")
+  list(LENGTH _found _n)
+  if(NOT _n EQUAL _want)
+    message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
+    message(FATAL_ERROR "FAILED: /${_re}/ matches ${_n} times, expected ${_want}")
+  endif()
+  message("count: /${_re}/ ${_n} times")
+endforeach()
 
 if(DEFINED LOG_LESS AND NOT "${LOG_LESS}" STREQUAL "")
   string(REPLACE "," ";" _pairs "${LOG_LESS}")
