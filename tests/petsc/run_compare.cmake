@@ -7,6 +7,7 @@
 #         -P run_compare.cmake
 #
 # LAUNCH (optional): a launcher put before EXE (the program and its reference run), e.g. mpiexec.
+# REF_LAUNCH (optional): another launcher for the reference run (e.g. another number of ranks).
 #
 # REF_ARGS: instead of a file, the expected output is that of a run of the same program with these
 # arguments (PETSc's own algorithms): used where the installed output file was made on another
@@ -28,6 +29,10 @@ if(NOT DEFINED EXE)
 endif()
 string(REPLACE "|" ";" _args "${ARGS}")
 string(REPLACE "|" ";" _launch "${LAUNCH}")
+set(_ref_launch "${_launch}")
+if(DEFINED REF_LAUNCH)
+  string(REPLACE "|" ";" _ref_launch "${REF_LAUNCH}")
+endif()
 if(NOT DEFINED WORKDIR)
   set(WORKDIR ".")
 endif()
@@ -117,7 +122,7 @@ set(_have_expected FALSE)
 if(DEFINED REF_ARGS AND NOT "${REF_ARGS}" STREQUAL "")
   # The expected output is that of a reference run of the same program (PETSc's own algorithms).
   string(REPLACE "|" ";" _ref_args "${REF_ARGS}")
-  execute_process(COMMAND ${_launch} ${EXE} ${_ref_args} WORKING_DIRECTORY ${WORKDIR}
+  execute_process(COMMAND ${_ref_launch} ${EXE} ${_ref_args} WORKING_DIRECTORY ${WORKDIR}
     RESULT_VARIABLE ref_rc OUTPUT_VARIABLE expected ERROR_VARIABLE ref_err)
   if(NOT ref_rc EQUAL 0)
     message("---- reference stderr ----\n${ref_err}")
