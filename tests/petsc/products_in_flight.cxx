@@ -17,7 +17,6 @@ values to -rtol). Registers the plugin itself (PetscClusterInitializePackage) an
 #include "test_matrices.hpp"
 
 #include <string>
-#include <vector>
 
 namespace
 {
@@ -27,7 +26,7 @@ struct Spec {
   MatProductType type;
   const char    *operands; /* letters of the operands: A, B (another A), P, R = P^T */
   const char    *alg;
-  const char    *options; /* under the prefix, "name value name value ..." */
+  const char    *options; /* its options, under its prefix */
 };
 
 /* The same A appears in most. A keeps one record of its ordering and clusters (SeqAIJ), the last made:
@@ -35,16 +34,16 @@ struct Spec {
    p10 keeps using the clusters it shares with p01 after p01 is destroyed. */
 const Spec kSpecs[] = {
   {"p01_", MATPRODUCT_AB, "AB", MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, ""},
-  {"p02_", MATPRODUCT_AB, "AA", MATPRODUCTALGORITHMROWWISE, "-mat_cluster_reorder random -mat_cluster_threads 2"},
-  {"p03_", MATPRODUCT_PtAP, "AP", MATPRODUCTALGORITHMCLUSTER, "-mat_cluster_size 4"},
-  {"p04_", MATPRODUCT_PtAP, "BP", MATPRODUCTALGORITHMCLUSTERVARIABLE, "-mat_cluster_threads 1"},
-  {"p05_", MATPRODUCT_AtB, "PA", MATPRODUCTALGORITHMCLUSTERFIXED, "-mat_cluster_size 3"},
-  {"p06_", MATPRODUCT_ABt, "AR", MATPRODUCTALGORITHMROWWISE, "-mat_cluster_accumulator hash"},
-  {"p07_", MATPRODUCT_RARt, "AR", MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, "-mat_cluster_reorder rcm"},
+  {"p02_", MATPRODUCT_AB, "AA", MATPRODUCTALGORITHMROWWISE, "-p02_mat_cluster_reorder random -p02_mat_cluster_threads 2"},
+  {"p03_", MATPRODUCT_PtAP, "AP", MATPRODUCTALGORITHMCLUSTER, "-p03_mat_cluster_size 4"},
+  {"p04_", MATPRODUCT_PtAP, "BP", MATPRODUCTALGORITHMCLUSTERVARIABLE, "-p04_mat_cluster_threads 1"},
+  {"p05_", MATPRODUCT_AtB, "PA", MATPRODUCTALGORITHMCLUSTERFIXED, "-p05_mat_cluster_size 3"},
+  {"p06_", MATPRODUCT_ABt, "AR", MATPRODUCTALGORITHMROWWISE, "-p06_mat_cluster_accumulator hash"},
+  {"p07_", MATPRODUCT_RARt, "AR", MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, "-p07_mat_cluster_reorder rcm"},
   {"p08_", MATPRODUCT_ABC, "RAP", MATPRODUCTALGORITHMCLUSTER, ""},
-  {"p09_", MATPRODUCT_AB, "AB", MATPRODUCTALGORITHMCLUSTERVARIABLE, "-mat_cluster_threads 2"},
+  {"p09_", MATPRODUCT_AB, "AB", MATPRODUCTALGORITHMCLUSTERVARIABLE, "-p09_mat_cluster_threads 2"},
   {"p10_", MATPRODUCT_AB, "AP", MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, ""},
-  {"p11_", MATPRODUCT_PtAP, "AP", MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, "-mat_cluster_reorder random"}, /* made later */
+  {"p11_", MATPRODUCT_PtAP, "AP", MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, "-p11_mat_cluster_reorder random"}, /* made later */
 };
 constexpr int kCount = (int)(sizeof(kSpecs) / sizeof(kSpecs[0]));
 constexpr int kLate  = kCount - 1; /* p11: created while the others live */
@@ -122,18 +121,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-n", "grid size", NULL, n, &n, NULL));
   PetscCall(PetscOptionsReal("-rtol", "relative tolerance", NULL, rtol, &rtol, NULL));
   PetscOptionsEnd();
-  for (const Spec &s : kSpecs) {
-    std::vector<std::string> words;
-    std::string              w;
-    for (const char *c = s.options;; ++c) {
-      if (*c == ' ' || !*c) {
-        if (!w.empty()) words.push_back(w);
-        w.clear();
-        if (!*c) break;
-      } else w += *c;
-    }
-    for (size_t k = 0; k + 1 < words.size(); k += 2) PetscCall(PetscOptionsSetValue(NULL, ("-" + std::string(s.prefix) + words[k].substr(1)).c_str(), words[k + 1].c_str()));
-  }
+  for (const Spec &s : kSpecs) PetscCall(PetscOptionsInsertString(NULL, s.options));
 
   {
     Problem pa, pb;
