@@ -6,16 +6,30 @@
 // Keeping values out of the map keeps the map small (keys and slots only) and lets the cluster
 // kernel store s values per slot contiguously.
 //
-// Two implementations, chosen per row/cluster (Accumulator::Auto) by prefer_dense():
+// Two implementations, chosen per row/cluster by use_dense():
 //  - DenseColumnMap: ncols-wide slot and stamp arrays per thread, O(1) with no probing; allocated
 //    lazily, only by threads that meet a row for which it is chosen.
 //  - HashColumnMap: open addressing with linear probing and Fibonacci hashing, capacity the next
 //    power of two >= 2x the expected number of distinct columns (>= kMinHashCapacity), so a
 //    sparse row's table stays in L1 however large ncols is (Nagasaka et al., ICPP 2018 / Parallel
 //    Computing 2019; GraphBLAS's saxpy3 uses the same sizing rule).
+//
+// Workspace per thread (bytes; n = ncols of C, W = the largest min(flops, n) of a unit the thread
+// runs, s its rows, I = sizeof(index), V = sizeof(value)):
+//  - hash map: keys and slots of capacity <= max(16, 4W), plus a used list of half that: <= 10 W I;
+//  - dense map, only where use_dense() allows it, so only for n <= kDenseMaxColumns:
+//      symbolic, row-wise pattern only: the bitmap, n/8 + n/512 (summary words);
+//      symbolic with values, or a cluster: slots and stamps n (I + 4), plus the bitmap;
+//      numeric, row-wise: positions n I; numeric, cluster: slots and stamps n (I + 4);
+//  - per-unit scratch (src/spgemm.cpp, Workspace): <= W (4 I + 8 + s (I + V)).
+// So a thread never holds more than kDenseMaxColumns (I + 4 + 1/8) bytes of dense arrays
+// (2^24 columns: 136 MiB with 32-bit indices; Auto's 2^22 clause: 34 MiB) plus O(W) for its
+// largest unit, and with ncols > kDenseMaxColumns nothing ncols-wide at all. The symbolic and
+// numeric phases report what their threads allocated (SpgemmStats::workspace_*).
 #pragma once
 
 #include "pcluster/csr.hpp"
+#include "pcluster/spgemm.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -46,10 +60,21 @@ constexpr Count kDenseAlwaysBelowColumns = Count(1) << 22;
 constexpr Count kScanWordsPerColumn = 4;
 inline bool prefer_scan(Count n, Count window) { return window / 4096 <= n * kScanWordsPerColumn; }
 
+// kDenseMaxColumns (include/pcluster/spgemm.hpp) caps every dense choice. Auto uses dense arrays
+// above 2^22 columns only for rows with work >= ncols/16; there (up to 2^24 columns) the arrays
+// cost at most 16 (sizeof(I) + 4) bytes per unit of the row's work, about what its hash table would.
+
 // Auto rule: `work` is an upper bound on the distinct columns of the row (its flops, capped at ncols).
 inline bool prefer_dense(Count work, Count ncols)
 {
   return ncols <= kDenseAlwaysBelowColumns || work * kDenseDivisor >= ncols;
+}
+
+// The accumulator of one row (or cluster): the option, within kDenseMaxColumns.
+inline bool use_dense(Accumulator acc, Count work, Count ncols)
+{
+  if (acc == Accumulator::Hash || ncols > kDenseMaxColumns) return false;
+  return acc == Accumulator::Dense || prefer_dense(work, ncols);
 }
 
 template <class I>
@@ -64,9 +89,9 @@ class DenseColumnMap {
       summary_.assign((words(ncols) + 63) / 64, 0);
     }
   }
-  void prepare(I ncols)
+  // insert() needs the slots and stamps (the numeric phase only these, the symbolic phase the marks too).
+  void prepare_slots(I ncols)
   {
-    prepare_marks(ncols);
     if (static_cast<I>(slot_.size()) < ncols) {
       slot_.assign(ncols, 0);
       stamp_.assign(ncols, 0);
@@ -81,7 +106,7 @@ class DenseColumnMap {
       epoch_ = 1;
     }
   }
-  // Returns the slot of column j, inserting it if new; `inserted` tells which. Needs prepare().
+  // Returns the slot of column j, inserting it if new; `inserted` tells which. Needs prepare_slots().
   I insert(I j, bool &inserted)
   {
     if (stamp_[j] != epoch_) {
@@ -135,6 +160,11 @@ class DenseColumnMap {
     }
   }
   I size() const { return n_; }
+  // Bytes allocated (capacities: the vectors never shrink, so this is the peak so far).
+  std::size_t bytes() const
+  {
+    return (bits_.capacity() + summary_.capacity()) * sizeof(std::uint64_t) + slot_.capacity() * sizeof(I) + stamp_.capacity() * sizeof(std::uint32_t);
+  }
 
  private:
   static std::size_t words(I ncols) { return (static_cast<std::size_t>(ncols) + 63) / 64; }
@@ -149,7 +179,6 @@ class DenseColumnMap {
 template <class I>
 class HashColumnMap {
  public:
-  void prepare(I) {}
   void reset(Count expected)
   {
     std::size_t cap = kMinHashCapacity;
@@ -192,6 +221,7 @@ class HashColumnMap {
     return slots_[h];
   }
   I size() const { return n_; }
+  std::size_t bytes() const { return (keys_.capacity() + slots_.capacity() + used_.capacity()) * sizeof(I); }
 
  private:
   static constexpr I kEmpty = -1;
