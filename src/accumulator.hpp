@@ -21,13 +21,15 @@
 //      symbolic, row-wise pattern only: the bitmap, n/8 + n/512 (summary words);
 //      symbolic with values, or a cluster: slots and stamps n (I + 4), plus the bitmap;
 //      numeric, row-wise: positions n I; numeric, cluster: slots and stamps n (I + 4);
-//  - per-unit scratch (src/spgemm.cpp, Workspace): <= W (4 I + 8 + s (I + V)).
+//  - per-unit scratch (src/spgemm.cpp, Workspace): <= W (3 I + 8 + s (I + V)).
 // So a thread never holds more than kDenseMaxColumns (I + 4 + 1/8) bytes of dense arrays
 // (2^24 columns: 136 MiB with 32-bit indices; Auto's 2^22 clause: 34 MiB) plus O(W) for its
-// largest unit, and with ncols > kDenseMaxColumns nothing ncols-wide at all. The symbolic and
-// numeric phases report what their threads allocated (SpgemmStats::workspace_*).
+// largest unit, and with ncols > kDenseMaxColumns nothing ncols-wide at all. Dense arrays become
+// resident only where touched (memory.hpp). The symbolic and numeric phases report what their
+// threads allocated (SpgemmStats::workspace_*).
 #pragma once
 
+#include "memory.hpp"
 #include "pcluster/csr.hpp"
 #include "pcluster/spgemm.hpp"
 
@@ -81,20 +83,24 @@ template <class I>
 class DenseColumnMap {
  public:
   // Row-wise symbolic needs only the bitmap (ncols bits: 128 KiB for 2^20 columns, so it stays in
-  // L2); slots and stamps are allocated when insert() is needed.
+  // L2); slots and stamps are allocated when insert() is needed. Slots are read only where a stamp
+  // is current, so they need no initialisation; stamps and bitmap start zeroed without being
+  // written (memory.hpp): only the pages of columns a product touches become resident.
   void prepare_marks(I ncols)
   {
-    if (bits_.size() < words(ncols)) {
-      bits_.assign(words(ncols), 0);
-      summary_.assign((words(ncols) + 63) / 64, 0);
+    if (nwords_ < words(ncols)) {
+      nwords_ = words(ncols);
+      bits_ = make_zeroed_array<std::uint64_t>(nwords_);
+      summary_ = make_zeroed_array<std::uint64_t>((nwords_ + 63) / 64);
     }
   }
   // insert() needs the slots and stamps (the numeric phase only these, the symbolic phase the marks too).
   void prepare_slots(I ncols)
   {
-    if (static_cast<I>(slot_.size()) < ncols) {
-      slot_.assign(ncols, 0);
-      stamp_.assign(ncols, 0);
+    if (nslots_ < static_cast<std::size_t>(ncols)) {
+      nslots_ = static_cast<std::size_t>(ncols);
+      slot_ = make_uninitialized_array<I>(nslots_);
+      stamp_ = make_zeroed_array<std::uint32_t>(nslots_);
       epoch_ = 0;
     }
   }
@@ -102,7 +108,7 @@ class DenseColumnMap {
   {
     n_ = 0;
     if (++epoch_ == 0) { // wrapped: stale stamps could alias, clear them
-      std::fill(stamp_.begin(), stamp_.end(), 0u);
+      std::fill(stamp_.get(), stamp_.get() + nslots_, 0u);
       epoch_ = 1;
     }
   }
@@ -160,18 +166,19 @@ class DenseColumnMap {
     }
   }
   I size() const { return n_; }
-  // Bytes allocated (capacities: the vectors never shrink, so this is the peak so far).
+  // Bytes allocated (the arrays never shrink, so this is the peak so far); resident: what was touched.
   std::size_t bytes() const
   {
-    return (bits_.capacity() + summary_.capacity()) * sizeof(std::uint64_t) + slot_.capacity() * sizeof(I) + stamp_.capacity() * sizeof(std::uint32_t);
+    return (nwords_ + (nwords_ + 63) / 64) * sizeof(std::uint64_t) + nslots_ * (sizeof(I) + sizeof(std::uint32_t));
   }
 
  private:
   static std::size_t words(I ncols) { return (static_cast<std::size_t>(ncols) + 63) / 64; }
-  std::vector<std::uint64_t> bits_;    // bit j: column j is marked
-  std::vector<std::uint64_t> summary_; // bit w: word w of bits_ is nonzero
-  std::vector<I> slot_;
-  std::vector<std::uint32_t> stamp_;
+  std::size_t nwords_ = 0, nslots_ = 0;
+  ZeroedArray<std::uint64_t> bits_;    // bit j: column j is marked
+  ZeroedArray<std::uint64_t> summary_; // bit w: word w of bits_ is nonzero
+  std::unique_ptr<I[]> slot_;
+  ZeroedArray<std::uint32_t> stamp_;
   std::uint32_t epoch_ = 0;
   I n_ = 0;
 };

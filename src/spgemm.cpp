@@ -143,14 +143,17 @@ struct Workspace {
   std::vector<std::pair<I, I>> sorted;
   std::vector<I> entry_slot;
   std::vector<V> acc;
-  std::vector<I> dense_position; // row-wise numeric with the dense accumulator: column -> position in C's row
+  // Row-wise numeric with the dense accumulator: column -> position in C's row. Only C's columns are
+  // looked up, just after being written, so it is never initialised (memory.hpp).
+  std::unique_ptr<I[]> dense_position;
+  std::size_t dense_positions = 0;
 
   // Bytes allocated: capacities, which only grow, so at the end of a phase this is the thread's peak.
   Count bytes() const
   {
     return static_cast<Count>(dense.bytes() + hash.bytes() + slot_col.capacity() * sizeof(I) + slot_mask.capacity() * sizeof(RowMask) +
                               sorted.capacity() * sizeof(std::pair<I, I>) + entry_slot.capacity() * sizeof(I) + acc.capacity() * sizeof(V) +
-                              dense_position.capacity() * sizeof(I));
+                              dense_positions * sizeof(I));
   }
 };
 
@@ -376,8 +379,11 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
     // (measured 1.4x on a 27-point elasticity A*A), and it needs no reset: only C's columns are
     // ever looked up, and they were just written.
     (void)map, (void)expected;
-    if (ws.dense_position.size() < static_cast<std::size_t>(C.ncols)) ws.dense_position.resize(C.ncols);
-    I *const __restrict pos = ws.dense_position.data();
+    if (ws.dense_positions < static_cast<std::size_t>(C.ncols)) {
+      ws.dense_positions = static_cast<std::size_t>(C.ncols);
+      ws.dense_position = make_uninitialized_array<I>(ws.dense_positions);
+    }
+    I *const __restrict pos = ws.dense_position.get();
     const I i = u.rows[0], base = C.rowptr[i];
     for (I p = base; p < C.rowptr[i + 1]; ++p) {
       pos[C.colidx[p]] = p - base;
