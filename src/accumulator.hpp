@@ -23,10 +23,10 @@
 //      numeric, row-wise: positions n I; numeric, cluster: slots and stamps n (I + 4);
 //  - per-unit scratch (src/spgemm.cpp, Workspace): <= W (3 I + 8 + s (I + V)).
 // So a thread never holds more than kDenseMaxColumns (I + 4 + 1/8) bytes of dense arrays
-// (2^24 columns: 136 MiB with 32-bit indices; Auto's 2^22 clause: 34 MiB) plus O(W) for its
-// largest unit, and with ncols > kDenseMaxColumns nothing ncols-wide at all. Dense arrays become
-// resident only where touched (memory.hpp). The symbolic and numeric phases report what their
-// threads allocated (SpgemmStats::workspace_*).
+// (2^24 columns: 136 MiB with 32-bit indices; Auto's 2^22 clause: 34 MiB, and only for a product
+// of >= ncols multiply-adds) plus O(W) for its largest unit, and with ncols > kDenseMaxColumns
+// nothing ncols-wide at all. Dense arrays become resident only where touched (memory.hpp). The
+// symbolic and numeric phases report what their threads allocated (SpgemmStats::workspace_*).
 #pragma once
 
 #include "memory.hpp"
@@ -49,6 +49,10 @@ constexpr Count kDenseDivisor = 16;
 // benchmark (1 thread), a shuffled 2D geometric graph with 1M columns ran A*A at 1.02x PETSc's
 // rowmerge with dense against 0.75x with hash, a shuffled 7-point Laplacian with 512k columns
 // 0.98x against 0.74x. Its row-wise symbolic phase uses only an ncols-bit bitmap (512 KiB here).
+// The clause needs a product with at least ncols multiply-adds in all: a small product with wide,
+// sparse rows touches its threads' ncols-wide arrays more than it uses them (4000 x 500 times
+// 500 x n with 48k multiply-adds, 1 thread, fused row-wise: dense many times slower than hash at
+// n = 2^20, about 2x at 2^18, on par at 2^16; measured on a loaded machine, so ratios only).
 constexpr Count kDenseAlwaysBelowColumns = Count(1) << 22;
 
 // With the dense map, a row's n columns spread over a window of w = max - min + 1 columns are put
@@ -66,17 +70,18 @@ inline bool prefer_scan(Count n, Count window) { return window / 4096 <= n * kSc
 // above 2^22 columns only for rows with work >= ncols/16; there (up to 2^24 columns) the arrays
 // cost at most 16 (sizeof(I) + 4) bytes per unit of the row's work, about what its hash table would.
 
-// Auto rule: `work` is an upper bound on the distinct columns of the row (its flops, capped at ncols).
-inline bool prefer_dense(Count work, Count ncols)
+// Auto rule: `work` is an upper bound on the distinct columns of the row (its flops, capped at
+// ncols), `flops` the whole product's multiply-adds.
+inline bool prefer_dense(Count work, Count ncols, Count flops)
 {
-  return ncols <= kDenseAlwaysBelowColumns || work * kDenseDivisor >= ncols;
+  return (ncols <= kDenseAlwaysBelowColumns && flops >= ncols) || work * kDenseDivisor >= ncols;
 }
 
 // The accumulator of one row (or cluster): the option, within kDenseMaxColumns.
-inline bool use_dense(Accumulator acc, Count work, Count ncols)
+inline bool use_dense(Accumulator acc, Count work, Count ncols, Count flops)
 {
   if (acc == Accumulator::Hash || ncols > kDenseMaxColumns) return false;
-  return acc == Accumulator::Dense || prefer_dense(work, ncols);
+  return acc == Accumulator::Dense || prefer_dense(work, ncols, flops);
 }
 
 template <class I>

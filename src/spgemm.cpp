@@ -775,7 +775,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
       for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
         const Unit<I, V> u = units(uidx);
         const Count work = std::min<Count>(unit_work[uidx], B.ncols);
-        const bool dense = use_dense(acc, work, B.ncols);
+        const bool dense = use_dense(acc, work, B.ncols, st.flops);
         auto run = [&](auto &map) {
           auto unit = [&](auto row_wise, auto with_values) {
             symbolic_unit<decltype(row_wise)::value, decltype(with_values)::value>(u, work, Bw, b_values, out_cols, map, ws, out[ch],
@@ -892,7 +892,7 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
         Count expected = 0;
         for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
         expected = std::min<Count>(expected, C.ncols);
-        const bool dense = use_dense(acc, expected, C.ncols);
+        const bool dense = use_dense(acc, expected, C.ncols, stats_.flops);
         auto run = [&](auto &map) {
           if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
           else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws);

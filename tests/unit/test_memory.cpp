@@ -264,3 +264,31 @@ TEST_CASE("positive control: forced dense arrays at the column limit are reporte
     CHECK(growth <= static_cast<double>(st.workspace_bytes) / kMiB + 48);
   }
 }
+
+TEST_CASE("Auto's dense clause below 2^22 columns needs a product with at least ncols multiply-adds", "[memory]")
+{
+  // 4000 x 500 times 500 x n, 12000 + 2000 entries, ~48000 multiply-adds: hash at n = 2^22 (a
+  // small product would touch its threads' ncols-wide arrays more than it uses them), dense at 2^15.
+  using I = std::int32_t;
+  const Dense2 Ad = grouped_left(4000, 500, 13);
+  for (const std::int64_t n : {std::int64_t(1) << 22, std::int64_t(1) << 15}) {
+    const Dense2 Bd = wide_matrix(500, n, 4, 14);
+    const auto A = pctest::to_csr<I>(Ad);
+    const auto B = pctest::to_csr<I>(Bd);
+    for (Kernel k : {Kernel::Rowwise, Kernel::Cluster}) {
+      SpgemmOptions o;
+      o.kernel = k;
+      o.scheme = ClusterScheme::Fixed;
+      o.clustering.cluster_size = 4;
+      INFO("n " << n << ", kernel " << to_string(k));
+      std::vector<I> ci, cj;
+      std::vector<double> cv;
+      const auto plan = SpgemmPlan<I, double>::symbolic(A.view(), B.view(), o, ci, cj, &cv);
+      CHECK(pctest::compare_csr<I>(pctest::reference_product(Ad, Bd), A.nrows, B.ncols, ci, cj, cv.data()) == "");
+      const bool small = plan.stats().flops < n;
+      CHECK(small == (n == std::int64_t(1) << 22)); // both sides of the rule are exercised
+      CHECK(plan.stats().rows_dense == (small ? 0 : Ad.nrows));
+      if (small) CHECK(plan.stats().workspace_thread_bytes <= kMaxThreadWorkspace);
+    }
+  }
+}
