@@ -728,8 +728,10 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   const I nunits = units.count();
 
   // Per-unit work: distinct-column bound (union flops, capped at ncols) and multiply count.
-  std::vector<Count> unit_work(nunits), cost_prefix(static_cast<std::size_t>(nunits) + 1, 0);
+  std::vector<Count> unit_work, cost_prefix(static_cast<std::size_t>(nunits) + 1, 0);
   if (units.M) {
+    std::vector<Count>().swap(row_flops); // not needed any more: one array of one Count per row less at the peak
+    unit_work.resize(nunits);
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (I c = 0; c < nunits; ++c) {
       const Unit<I, V> u = units(c);
@@ -744,7 +746,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     st.num_clusters = nunits;
     st.cluster_padding = units.M->padding();
   } else {
-    unit_work = row_flops;
+    unit_work = std::move(row_flops);
     for (I u = 0; u < nunits; ++u) cost_prefix[u + 1] = cost_prefix[u] + unit_work[u] + 1;
   }
   im.chunks = balanced_chunks<I>(cost_prefix, nt * kChunksPerThread);
