@@ -14,14 +14,15 @@
 //    sparse row's table stays in L1 however large ncols is (Nagasaka et al., ICPP 2018 / Parallel
 //    Computing 2019; GraphBLAS's saxpy3 uses the same sizing rule).
 //
-// Workspace per thread (bytes; n = ncols of C, W = the largest min(flops, n) of a unit the thread
-// runs, s its rows, I = sizeof(index), V = sizeof(value)):
+// Workspace per thread (bytes; n = ncols of C, W = the multiply-adds of the largest unit the thread
+// runs, every row of a cluster counted (each map is sized by at most W: the unit's flops, or its
+// entries of C), I = sizeof(index), V = sizeof(value)):
 //  - hash map: keys and slots of capacity <= max(16, 4W), plus a used list of half that: <= 10 W I;
 //  - dense map, only where use_dense() allows it, so only for n <= kDenseMaxColumns:
 //      symbolic, row-wise pattern only: the bitmap, n/8 + n/512 (summary words);
 //      symbolic with values, or a cluster: slots and stamps n (I + 4), plus the bitmap;
 //      numeric, row-wise: positions n I; numeric, cluster: slots and stamps n (I + 4);
-//  - per-unit scratch (src/spgemm.cpp, Workspace): <= W (3 I + 8 + s (I + V)).
+//  - per-unit scratch (src/spgemm.cpp, Workspace): <= W (4 I + 8 + V).
 // So a thread never holds more than kDenseMaxColumns (I + 4 + 1/8) bytes of dense arrays
 // (2^24 columns: 136 MiB with 32-bit indices; Auto's 2^22 clause: 34 MiB, and only for a product
 // of >= ncols multiply-adds) plus O(W) for its largest unit, and with ncols > kDenseMaxColumns
@@ -68,7 +69,7 @@ inline bool prefer_scan(Count n, Count window) { return window / 4096 <= n * kSc
 
 // kDenseMaxColumns (include/pcluster/spgemm.hpp) caps every dense choice. Auto uses dense arrays
 // above 2^22 columns only for rows with work >= ncols/16; there (up to 2^24 columns) the arrays
-// cost at most 16 (sizeof(I) + 4) bytes per unit of the row's work, about what its hash table would.
+// cost at most 16 (sizeof(I) + 4 + 1/8) bytes per unit of the row's work, 3x its hash table's 10 I.
 
 // Auto rule: `work` is an upper bound on the distinct columns of the row (its flops, capped at
 // ncols), `flops` the whole product's multiply-adds.
