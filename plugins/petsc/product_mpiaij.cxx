@@ -913,7 +913,7 @@ PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C)
                             (PetscInt64)st.spgemm.flops, (PetscInt64)st.nnz, st.spgemm.seconds_symbolic));
         if (st.is_transpose) continue;
         PetscCall(PetscSNPrintf(what, sizeof what, "%s %s, local: %s: %s", MatProductTypes[type], product->alg, local, st.what.c_str()));
-        PetscCall(MatClusterInfoWorkspace_Private(C, what, st.spgemm));
+        PetscCall(MatClusterInfoWorkspace_Private(C, what, PETSC_FALSE, st.spgemm));
       }
     }
   }

@@ -56,6 +56,7 @@ struct MatProductCluster_SeqAIJ {
   pcluster::Count nnz_c         = 0;
   PetscLogDouble  seconds_csr   = 0; /* building C's structure from the plan's CSR */
   PetscInt        numeric_count = 0;
+  PetscBool       numeric_ran   = PETSC_FALSE; /* a numeric phase has run (not only values formed by symbolic) */
   /* Fused symbolic+numeric (MatMatMult() and friends, api_user): C's values were formed by the
      symbolic phase; the first numeric phase skips the kernel if no operand changed since. */
   PetscBool        values_from_symbolic = PETSC_FALSE;
@@ -483,6 +484,15 @@ static PetscErrorCode MatProductNumeric_SeqAIJ_Cluster(Mat C)
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.flops()));
   PetscCall(PetscLogEventEnd(MAT_ClusterNum, mats[0], mats[1], C, 0));
   PetscCall(MatSeqAIJRestoreArrayWrite(C, &ca));
+  if (!data->numeric_ran) { /* the first numeric phase that ran: its workspace too */
+    data->numeric_ran = PETSC_TRUE;
+    for (const pcluster::ProductStep &st : data->plan.steps()) {
+      char what[128];
+      if (st.is_transpose) continue;
+      PetscCall(PetscSNPrintf(what, sizeof what, "%s %s: %s", MatProductTypes[product->type], product->alg, st.what.c_str()));
+      PetscCall(MatClusterInfoWorkspace_Private(C, what, PETSC_TRUE, st.spgemm));
+    }
+  }
   data->numeric_count++;
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
@@ -586,7 +596,7 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
         PetscCall(PetscInfo(C, "petsc-cluster %s %s: %s: kernel %s, scheme %s, clusters %" PetscInt64_FMT ", flops %" PetscInt64_FMT ", nnz %" PetscInt64_FMT "; clustering %g s, symbolic %g s\n", MatProductTypes[product->type], product->alg, st.what.c_str(), pcluster::to_string(st.spgemm.kernel),
                             st.spgemm.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(st.spgemm.scheme) : "-", (PetscInt64)st.spgemm.num_clusters, (PetscInt64)st.spgemm.flops, (PetscInt64)st.nnz, st.spgemm.seconds_clustering, st.spgemm.seconds_symbolic));
         PetscCall(PetscSNPrintf(what, sizeof what, "%s %s: %s", MatProductTypes[product->type], product->alg, st.what.c_str()));
-        PetscCall(MatClusterInfoWorkspace_Private(C, what, st.spgemm));
+        PetscCall(MatClusterInfoWorkspace_Private(C, what, PETSC_FALSE, st.spgemm));
       }
     }
     PetscCall(PetscInfo(C, "petsc-cluster %s %s: symbolic %g s in all, building C %g s\n", MatProductTypes[product->type], product->alg, d->plan.seconds_symbolic(), t1 - t0));
