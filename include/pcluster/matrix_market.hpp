@@ -57,4 +57,8 @@ CsrMatrix<I, V> parse_matrix_market(const std::string &text, const std::string &
 template <class I, class V>
 void write_matrix_market(const std::string &path, const CsrView<I, V> &A, const std::string &comment = "");
 
+// The same text into a stream (the caller checks the stream's state).
+template <class I, class V>
+void write_matrix_market(std::ostream &out, const CsrView<I, V> &A, const std::string &comment = "");
+
 } // namespace pcluster
