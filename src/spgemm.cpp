@@ -157,6 +157,7 @@ void sort_small(T *first, T *last, Less less)
     std::sort(first, last, less);
     return;
   }
+  if (last - first < 2) return; // first + 1 would point past an empty range (null for an empty vector)
   for (T *i = first + 1; i < last; ++i) {
     T v = *i;
     T *j = i;
