@@ -61,7 +61,7 @@ namespace {
 
 // Bounds that keep one execution in milliseconds (the reference is a std::map).
 constexpr std::int64_t kMaxDim = 200;
-constexpr std::size_t kMaxOperandNnz = 2500;
+constexpr std::size_t kMaxOperandNnz = 4000;
 // Values are O(1) and a product sums at most kMaxDim^2 terms per entry: 1e-10 of the largest entry
 // is far above rounding and far below any wrong term.
 constexpr double kRelTol = 1e-10;
@@ -530,10 +530,16 @@ void run(Case &c)
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
+  // FUZZ_SPGEMM_PRINT=1: print each case as decoded (to see what a corpus input holds).
+  static const bool print = std::getenv("FUZZ_SPGEMM_PRINT") != nullptr;
   Bytes in{data, size};
   Case c = decode(in);
+  if (print) std::fprintf(stderr, "%s", describe(c).c_str());
   for (const Dense2 &M : c.operands)
-    if (M.entries.size() > kMaxOperandNnz) return -1; // too slow for the reference: not added to the corpus
+    if (M.entries.size() > kMaxOperandNnz) {
+      if (print) std::fprintf(stderr, "  skipped: an operand has more than %zu entries\n", kMaxOperandNnz);
+      return -1; // too slow for the reference: not added to the corpus
+    }
   if (c.wide_index) run<std::int64_t>(c);
   else run<std::int32_t>(c);
   return 0;
