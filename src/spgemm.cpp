@@ -125,7 +125,8 @@ struct UnitSource {
   I count() const { return M ? M->num_clusters() : A->nrows; }
   Unit<I, V> operator()(I u) const
   {
-    if (!M) return {row_ids.data() + u, 1, A->colidx + A->rowptr[u], A->row_length(u), nullptr, a_values + A->rowptr[u]};
+    if (!M) // a_values is null in a symbolic phase without values (no offset on null: undefined)
+      return {row_ids.data() + u, 1, A->colidx + A->rowptr[u], A->row_length(u), nullptr, a_values ? a_values + A->rowptr[u] : nullptr};
     const Clustering<I> &cl = M->clusters;
     return {cl.rows.data() + cl.ptr[u], cl.size(u), M->cols.data() + M->col_ptr[u], M->col_ptr[u + 1] - M->col_ptr[u],
             M->masks.data() + M->col_ptr[u], M->values.data() + M->val_ptr[u]};
