@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <new>
 #include <sstream>
 #include <type_traits>
@@ -219,6 +220,11 @@ CsrMatrix<I, V> parse(const char *text, std::size_t size, const std::string &nam
         throw fail(lines.number, "bad entry " + quote(probe.p, probe.end) + ": the value is not an integer (field is 'integer')");
       v = static_cast<double>(iv);
     }
+    // A finite double beyond V's range would become Inf in a float matrix (and the conversion is
+    // undefined behaviour): rejected like any value that is not a finite number.
+    if (std::abs(v) > static_cast<double>(std::numeric_limits<V>::max()))
+      throw fail(lines.number, "bad entry " + quote(probe.p, probe.end) + ": the value is out of the range of " +
+                                   (std::is_same<V, float>::value ? "float" : "the value type"));
     if (!ln.at_end())
       throw fail(lines.number, "bad entry " + quote(probe.p, probe.end) + ": unexpected text after the " +
                                    (field == Field::Pattern ? "indices (field is 'pattern')" : "value"));

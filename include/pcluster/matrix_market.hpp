@@ -14,8 +14,9 @@
 // symmetric Matrix Market file.
 //
 // Every malformed input (bad banner, bad size line, too few or too many entries, an index out of
-// range, a value that is not a number, a truncated file, a count that does not fit I) throws
-// MatrixMarketError, whose what() reads "<file>:<line>: <what is wrong>".
+// range, a value that is not a finite number or is beyond V's range (float), a truncated file, a
+// count that does not fit I) throws MatrixMarketError, whose what() reads "<file>:<line>: <what is
+// wrong>". Duplicates are summed as they are: a sum beyond V's range is Inf.
 // No PETSc here: the benchmark converts the result to a MATSEQAIJ itself.
 #pragma once
 

@@ -143,6 +143,22 @@ TEST_CASE("Matrix Market: malformed input names the file and the line", "[mm]")
   CHECK_THROWS_AS((read_matrix_market<std::int32_t, double>("/nonexistent/x.mtx")), MatrixMarketError);
 }
 
+TEST_CASE("Matrix Market: a value beyond float's range is an error for a float matrix, not Inf", "[mm]")
+{
+  // Found by fuzz_matrix_market: 1e39 was read as Inf into a float matrix (which write_matrix_market
+  // then wrote as "inf", which the reader rejects).
+  const std::string text = kGeneral + "2 2 2\n1 1 1\n2 1 -1e39\n";
+  try {
+    parse_matrix_market<std::int32_t, float>(text, "f.mtx");
+    FAIL("no exception");
+  } catch (const MatrixMarketError &e) {
+    CHECK(e.line == 4);
+    CHECK(std::string(e.what()).find("out of the range of float") != std::string::npos);
+  }
+  CHECK(parse_matrix_market<std::int32_t, double>(text, "d.mtx").values[1] == -1e39);
+  CHECK(parse_matrix_market<std::int32_t, float>(kGeneral + "1 1 1\n1 1 3.4e38\n", "f.mtx").values[0] == 3.4e38f);
+}
+
 TEMPLATE_TEST_CASE("Matrix Market: write then read gives the same matrix", "[mm]", float, double)
 {
   using V = TestType;
