@@ -19,7 +19,7 @@
 //      SpGEMM types, magnitudes 2^-20..2^20); bits 2-7 seed
 //   9  malformed input: bits 0-2 kind (none, unsorted row, duplicate column, column >= ncols,
 //      column < 0, decreasing row pointer, row pointer not starting at 0, dimension mismatch);
-//      bits 3-4 which operand; bits 5-7 where
+//      bits 3-4 which operand; bits 5-7 where (for a mismatch: which of the tied sizes grows)
 //  10  four dimensions m k n p: b when b <= 200, else b - 200. Operands: AB m x k, k x n; AtB k x m,
 //      k x n; ABt m x k, n x k; PtAP k x k, k x n; RARt k x k, n x k; ABC m x k, k x n, n x p
 //  14  per operand, a recipe (recipe()) of three bytes: kind (bits 0-2) with modifiers (bit 3
@@ -329,11 +329,22 @@ Case decode(Bytes &in)
   }
   const int nops = static_cast<int>(shapes.size());
   c.malformed_operand %= nops;
-  if (c.malformed == 7) { // one more row (or column) than its neighbours allow
+  if (c.malformed == 7) { // one more row or column where another operand's size must match
+    // (operand, 0 rows / 1 columns) of every size that the product type ties to another
+    std::vector<std::array<int, 2>> tied;
+    switch (c.type) {
+    case ProductType::AB: tied = {{0, 1}, {1, 0}}; break;
+    case ProductType::AtB: tied = {{0, 0}, {1, 0}}; break;
+    case ProductType::ABt: tied = {{0, 1}, {1, 1}}; break;
+    case ProductType::PtAP: tied = {{0, 0}, {0, 1}, {1, 0}}; break;
+    case ProductType::RARt: tied = {{0, 0}, {0, 1}, {1, 1}}; break;
+    case ProductType::ABC: tied = {{0, 1}, {1, 0}, {1, 1}, {2, 0}}; break;
+    }
     if (c.alias) c.malformed = 0;
     else {
-      auto &s = shapes[static_cast<std::size_t>(c.malformed_operand)];
-      s[c.malformed_where & 1] += 1;
+      const auto [q, which] = tied[static_cast<std::size_t>(c.malformed_where) % tied.size()];
+      c.malformed_operand = q;
+      shapes[static_cast<std::size_t>(q)][static_cast<std::size_t>(which)] += 1;
       c.bad.push_back(std::string(to_string(c.type)) + ": dimension mismatch");
     }
   }
