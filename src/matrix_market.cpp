@@ -179,6 +179,8 @@ CsrMatrix<I, V> parse(const char *text, std::size_t size, const std::string &nam
   } catch (const IndexOverflow &e) {
     throw fail(size_line, e.what());
   }
+  if (sym != Symmetry::General && nz > std::numeric_limits<Count>::max() / 2) // 2 * nz would overflow
+    throw fail(size_line, "stored entries after mirroring = 2 x " + std::to_string(nz) + " does not fit the index type");
   const Count cap = sym == Symmetry::General ? nz : 2 * static_cast<Count>(nz);
   try {
     checked_index<I>(cap, "stored entries after mirroring");

@@ -126,6 +126,8 @@ TEST_CASE("Matrix Market: malformed input names the file and the line", "[mm]")
   expect_error(kGeneral + "2 x 1\n", 2, "bad size line");
   expect_error(kGeneral + "2 -2 1\n", 2, "negative");
   expect_error(kGeneral + "3000000000 2 1\n1 1 1\n", 2, "does not fit");
+  // 2 x entries of a symmetric file past 2^63 (signed overflow before; found by fuzz_matrix_market)
+  expect_error("%%MatrixMarket matrix coordinate real symmetric\n4 4 7000000000000000004\n", 2, "does not fit");
   expect_error("%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n", 2, "square");
   expect_error(kGeneral + "2 2 3\n1 1 1\n2 2 2\n", 5, "truncated: 2 of the 3 entries");
   expect_error(kGeneral + "2 2 3\n1 1 1\n2 2 2", 5, "truncated"); // the missing entry would be line 5
