@@ -97,6 +97,10 @@ SEEDS = {
     "explicit-entries": case("AB", [4, 3, 5], [recipe("explicit", entries=[(0, 0), (0, 2), (3, 1)]),
                                                recipe("explicit", entries=[(0, 4), (1, 0), (2, 2), (2, 3)])], kernel="cluster",
                              scheme="fixed", cluster_size=2),
+    # Long enough that libFuzzer's length limit starts above the header (it grows from the longest seed).
+    "explicit-many": case("RARt", [0, 16, 12], [recipe("explicit", entries=[(t % 16, (t * t // 3 + t // 16) % 16) for t in range(70)]),
+                                                recipe("explicit", entries=[(t % 12, (t * t // 5 + 2 * t) % 16) for t in range(50)])],
+                          kernel="cluster", scheme="hierarchical", cluster_size=3, threshold=0.1, topk=2),
     "bad-cluster-size": case("AB", [10, 10, 10], [recipe("random", 50), recipe("random", 50)], kernel="cluster",
                              scheme="fixed", cluster_size_byte=0xF0),
     "bad-threshold": case("PtAP", [0, 10, 4], [recipe("random", 50), recipe("random", 50)], kernel="cluster", scheme="variable",
