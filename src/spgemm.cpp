@@ -125,7 +125,8 @@ struct UnitSource {
   I count() const { return M ? M->num_clusters() : A->nrows; }
   Unit<I, V> operator()(I u) const
   {
-    if (!M) return {row_ids.data() + u, 1, A->colidx + A->rowptr[u], A->row_length(u), nullptr, a_values + A->rowptr[u]};
+    if (!M) // a_values is null in a symbolic phase without values (no offset on null: undefined)
+      return {row_ids.data() + u, 1, A->colidx + A->rowptr[u], A->row_length(u), nullptr, a_values ? a_values + A->rowptr[u] : nullptr};
     const Clustering<I> &cl = M->clusters;
     return {cl.rows.data() + cl.ptr[u], cl.size(u), M->cols.data() + M->col_ptr[u], M->col_ptr[u + 1] - M->col_ptr[u],
             M->masks.data() + M->col_ptr[u], M->values.data() + M->val_ptr[u]};
@@ -169,6 +170,7 @@ void sort_small(T *first, T *last, Less less)
     std::sort(first, last, less);
     return;
   }
+  if (last - first < 2) return; // first + 1 would point past an empty range (null for an empty vector)
   for (T *i = first + 1; i < last; ++i) {
     T v = *i;
     T *j = i;
