@@ -96,8 +96,7 @@ PetscErrorCode DeveloperProduct(MatProductType type, const char alg[], const cha
 int main(int argc, char **argv)
 {
   char       gen[16] = "s27", reorder[32] = "random";
-  char      *types_in[8], *algs_in[16];
-  PetscInt   n = 14, ntypes = 8, nalgs = 16, threads[8] = {1, 2}, nthreads = 8;
+  PetscInt   n = 14, threads[8] = {1, 2}, nthreads = 8;
   PetscBool  have_types, have_algs, have_threads;
   int        failures = 0, checks = 0;
   Mat        A, P, R;
@@ -110,12 +109,13 @@ int main(int argc, char **argv)
   PetscCall(PetscClusterInitializePackage());
   comm = PETSC_COMM_WORLD;
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  std::vector<std::string> types = {"AB", "AtB", "ABt", "PtAP", "RARt", "ABC"}, algs = kOurAlgs;
   PetscOptionsBegin(comm, NULL, "petsc-cluster determinism", NULL);
   PetscCall(PetscOptionsString("-gen", "generator", NULL, gen, gen, sizeof(gen), NULL));
   PetscCall(PetscOptionsInt("-n", "generator size", NULL, n, &n, NULL));
   PetscCall(PetscOptionsIntArray("-threads", "thread counts", NULL, threads, &nthreads, &have_threads));
-  PetscCall(PetscOptionsStringArray("-types", "product types", NULL, types_in, &ntypes, &have_types));
-  PetscCall(PetscOptionsStringArray("-algorithms", "our algorithms", NULL, algs_in, &nalgs, &have_algs));
+  PetscCall(OptionsStringList(PetscOptionsObject, "-types", "product types", &types, &have_types));
+  PetscCall(OptionsStringList(PetscOptionsObject, "-algorithms", "our algorithms", &algs, &have_algs));
   PetscCall(PetscOptionsString("-reorder", "ordering of the reordered runs", NULL, reorder, reorder, sizeof(reorder), NULL));
   PetscOptionsEnd();
   if (!have_threads) nthreads = 2;
@@ -138,11 +138,6 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(comm, "%s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros, %s on %d rank(s)\n", ProblemName(p).c_str(), M.nrows, M.ncols, (PetscInt64)M.colidx.size(), type, (int)size));
   }
 
-  std::vector<std::string> types, algs;
-  for (PetscInt i = 0; have_types && i < ntypes; ++i) types.push_back(types_in[i]);
-  if (!have_types) types = {"AB", "AtB", "ABt", "PtAP", "RARt", "ABC"};
-  for (PetscInt i = 0; have_algs && i < nalgs; ++i) algs.push_back(algs_in[i]);
-  if (!have_algs) algs = kOurAlgs;
   /* One options prefix per thread count for the developer API */
   for (PetscInt t = 0; t < nthreads; ++t) {
     char opt[64], val[16];
@@ -216,8 +211,6 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&P));
   PetscCall(MatDestroy(&R));
-  for (PetscInt i = 0; have_types && i < ntypes; ++i) PetscCall(PetscFree(types_in[i]));
-  for (PetscInt i = 0; have_algs && i < nalgs; ++i) PetscCall(PetscFree(algs_in[i]));
   PetscCall(PetscFinalize());
   return failures ? 1 : 0;
 }

@@ -70,8 +70,7 @@ PetscErrorCode MakeProduct(MatProductType type, const char alg[], Mat X, Mat Y, 
 int main(int argc, char **argv)
 {
   char        gen[16] = "p7", file[PETSC_MAX_PATH_LEN] = "";
-  char       *types_in[8], *algs_in[16];
-  PetscInt    n = 8, agg = 4, ntypes = 8, nalgs = 16, layout_i = 0;
+  PetscInt    n = 8, agg = 4, layout_i = 0;
   PetscReal   rtol = 1e-12;
   PetscBool   skip_if_missing = PETSC_FALSE, have_file, have_types, have_algs;
   int         failures = 0, checks = 0;
@@ -83,14 +82,15 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscClusterInitializePackage());
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  std::vector<std::string> types, algs = kOurAlgs;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "MPIAIJ products against PETSc", NULL);
   PetscCall(PetscOptionsString("-gen", "generator", NULL, gen, gen, sizeof(gen), NULL));
   PetscCall(PetscOptionsInt("-n", "generator size", NULL, n, &n, NULL));
   PetscCall(PetscOptionsString("-f", "Matrix Market file", NULL, file, file, sizeof(file), &have_file));
   PetscCall(PetscOptionsBool("-skip_if_missing", "exit 77 if -f is missing", NULL, skip_if_missing, &skip_if_missing, NULL));
   PetscCall(PetscOptionsEList("-layout", "rows per rank", NULL, kRowLayoutNames, 3, kRowLayoutNames[0], &layout_i, NULL));
-  PetscCall(PetscOptionsStringArray("-types", "product types", NULL, types_in, &ntypes, &have_types));
-  PetscCall(PetscOptionsStringArray("-algorithms", "our algorithms", NULL, algs_in, &nalgs, &have_algs));
+  PetscCall(OptionsStringList(PetscOptionsObject, "-types", "product types", &types, &have_types));
+  PetscCall(OptionsStringList(PetscOptionsObject, "-algorithms", "our algorithms", &algs, &have_algs));
   PetscCall(PetscOptionsInt("-agg", "rows per aggregate of P", NULL, agg, &agg, NULL));
   PetscCall(PetscOptionsReal("-rtol", "relative tolerance", NULL, rtol, &rtol, NULL));
   PetscOptionsEnd();
@@ -118,14 +118,8 @@ int main(int argc, char **argv)
   PetscCall(MatFromCsrDistributed(PETSC_COMM_WORLD, M, 1, (RowLayout)layout_i, &A));
   const bool square = M.nrows == M.ncols;
 
-  std::vector<std::string> types, algs;
-  if (have_types)
-    for (PetscInt i = 0; i < ntypes; ++i) types.push_back(types_in[i]);
-  else if (square) types = {"AB", "AtB", "ABt", "PtAP", "RARt", "ABC"};
-  else types = {"AtB", "ABt"};
-  if (have_algs)
-    for (PetscInt i = 0; i < nalgs; ++i) algs.push_back(algs_in[i]);
-  else algs = kOurAlgs;
+  if (!have_types && square) types = {"AB", "AtB", "ABt", "PtAP", "RARt", "ABC"};
+  else if (!have_types) types = {"AtB", "ABt"};
   P = R = NULL;
   if (square) {
     PetscCall(Prolongator(A, agg, &P));
@@ -266,8 +260,6 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&P));
   PetscCall(MatDestroy(&R));
-  for (PetscInt i = 0; have_types && i < ntypes; ++i) PetscCall(PetscFree(types_in[i]));
-  for (PetscInt i = 0; have_algs && i < nalgs; ++i) PetscCall(PetscFree(algs_in[i]));
   PetscCall(PetscFinalize());
   return failures ? 1 : 0;
 }

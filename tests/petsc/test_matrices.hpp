@@ -1,7 +1,7 @@
 /*
    Operands and comparisons for the PETSc-level test programs (mpi_products.cxx, determinism.cxx,
    products_in_flight.cxx): new values on a fixed pattern, a smoothed-aggregation-like prolongator made
-   by PETSc, and comparisons of two products on every rank.
+   by PETSc, comparisons of two products on every rank, and their list options.
 */
 #pragma once
 
@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 /* Scales rows and columns by pseudo-random factors in [0.5, 1.5]: new values, same pattern */
 inline PetscErrorCode Perturb(Mat M, PetscInt seed)
@@ -152,5 +153,19 @@ inline PetscErrorCode SameBits(Mat X, Mat Y, PetscBool *same)
     PetscCall(MatRestoreRow(X, i, &nx, &cx, &vx));
   }
   PetscCall(MPIU_Allreduce(&mine, same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)X)));
+  PetscFunctionReturn(0);
+}
+
+/* A list option (e.g. -types AB,PtAP), read inside PetscOptionsBegin/End: *list holds its values
+   when *set, and is left as it was otherwise */
+inline PetscErrorCode OptionsStringList(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, std::vector<std::string> *list, PetscBool *set)
+{
+  char    *values[32];
+  PetscInt n = 32;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsStringArray(name, text, NULL, values, &n, set));
+  if (*set) list->assign(values, values + n);
+  for (PetscInt i = 0; *set && i < n; ++i) PetscCall(PetscFree(values[i]));
   PetscFunctionReturn(0);
 }
