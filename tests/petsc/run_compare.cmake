@@ -7,6 +7,7 @@
 #         -P run_compare.cmake
 #
 # LAUNCH (optional): a launcher put before EXE (the program and its reference run), e.g. mpiexec.
+# With LAUNCH, -info lines are gathered from per-rank files (see below), whole, after the output.
 # REF_LAUNCH (optional): another launcher for the reference run (e.g. another number of ranks).
 #
 # REF_ARGS: instead of a file, the expected output is that of a run of the same program with these
@@ -36,9 +37,44 @@ endif()
 if(NOT DEFINED WORKDIR)
   set(WORKDIR ".")
 endif()
+# Under a launcher the ranks share one stdout, in which their -info lines can interleave mid-line
+# and defeat the regex checks below: "-info [:classes]" then writes to files of this run (PETSc
+# opens one per rank), whose lines are added to the output after the run.
+set(_info_dir "")
+list(FIND _args "-info" _at)
+if(NOT "${_launch}" STREQUAL "" AND _at GREATER -1)
+  math(EXPR _next "${_at} + 1")
+  list(LENGTH _args _nargs)
+  set(_classes "")
+  set(_named FALSE)
+  if(_next LESS _nargs)
+    list(GET _args ${_next} _value)
+    if(_value MATCHES "^:")
+      set(_classes "${_value}")
+      list(REMOVE_AT _args ${_next})
+    elseif(NOT _value MATCHES "^-")
+      set(_named TRUE) # the caller chose the file
+    endif()
+  endif()
+  if(NOT _named)
+    string(RANDOM LENGTH 12 _tag)
+    set(_info_dir "${CMAKE_CURRENT_BINARY_DIR}/info-${_tag}")
+    file(MAKE_DIRECTORY "${_info_dir}")
+    list(INSERT _args ${_next} "${_info_dir}/info${_classes}")
+  endif()
+endif()
 execute_process(COMMAND ${_launch} ${EXE} ${_args}
   WORKING_DIRECTORY ${WORKDIR}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(_info_dir)
+  file(GLOB _info_files "${_info_dir}/info*")
+  list(SORT _info_files)
+  foreach(_f IN LISTS _info_files)
+    file(READ "${_f}" _lines)
+    string(APPEND out "\n${_lines}")
+  endforeach()
+  file(REMOVE_RECURSE "${_info_dir}")
+endif()
 string(REPLACE ";" "|" _shown "${_args}")
 if(NOT rc EQUAL 0)
   message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
