@@ -73,6 +73,14 @@ const char *to_string(Accumulator a)
 
 const char *to_string(Kernel k) { return k == Kernel::Rowwise ? "rowwise" : "cluster"; }
 
+void validate(const SpgemmOptions &o)
+{
+  if (o.num_threads < 0 || o.num_threads > kMaxThreads)
+    throw std::invalid_argument("num_threads = " + std::to_string(o.num_threads) + " is out of range [0, " + std::to_string(kMaxThreads) +
+                                "] (0 means the OpenMP default)");
+  if (o.kernel == Kernel::Cluster) validate(o.clustering);
+}
+
 namespace {
 using namespace detail;
 
@@ -594,7 +602,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     validate(A, "A");
     validate(B, "B");
   }
-  if (opts.kernel == Kernel::Cluster) validate(opts.clustering);
+  validate(opts);
   if (left && !left->fits(A.nrows, A.ncols, A.nnz(), opts))
     throw std::invalid_argument("C = A*B: the LeftAnalysis given was made for another A (" + std::to_string(left->nrows) + " x " +
                                 std::to_string(left->ncols) + ", nnz " + std::to_string(left->nnz) + ") or other options");

@@ -137,7 +137,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
     }
     PetscCheck(found, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-%smat_cluster_accumulator %s is unknown: valid choices are auto, hash, dense", prefix, accname);
   }
-  PetscCheck(threads >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_threads %" PetscInt_FMT " is out of range: must be >= 0 (0 means the OpenMP default)", prefix, threads);
+  PetscCheck(threads >= 0 && threads <= pcluster::kMaxThreads, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_threads %" PetscInt_FMT " is out of range: must be in [0, %d] (0 means the OpenMP default)", prefix, threads, pcluster::kMaxThreads);
   if (reorderset) {
     try {
       o.reorder = pcluster::ordering_from_string(reordername);
