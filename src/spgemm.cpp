@@ -776,45 +776,49 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   // The kernel over every unit. count_only: only row_count is wanted, each unit's columns go to a
   // per-thread scratch buffer (unit_bound_max long) that the next unit overwrites.
   auto kernel = [&](bool count_only) {
+    RegionErrors errors;
 #pragma omp parallel num_threads(nt) reduction(+ : dense_rows)
     {
       Workspace<I, V> ws;
       ChunkOutput<I, V> scratch;
-      if (count_only) scratch.cols = make_uninitialized_array<I>(static_cast<std::size_t>(unit_bound_max));
+      if (count_only) errors.guard([&] { scratch.cols = make_uninitialized_array<I>(static_cast<std::size_t>(unit_bound_max)); });
 #pragma omp for schedule(dynamic, 1)
-      for (int ch = 0; ch < nchunks; ++ch) {
-        ChunkOutput<I, V> &dst = count_only ? scratch : out[ch];
-        for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
-          const Unit<I, V> u = units(uidx);
-          const Count work = std::min<Count>(unit_work[uidx], B.ncols);
-          const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(work, B.ncols));
-          const bool with_values = fused && !count_only;
-          auto run = [&](auto &map) {
-            auto unit = [&](auto row_wise, auto values) {
-              symbolic_unit<decltype(row_wise)::value, decltype(values)::value>(u, work, Bw, b_values, out_cols, map, ws, dst,
-                                                                                row_count.data(), row_start.data());
+      for (int ch = 0; ch < nchunks; ++ch)
+        errors.guard([&] {
+          ChunkOutput<I, V> &dst = count_only ? scratch : out[ch];
+          for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
+            const Unit<I, V> u = units(uidx);
+            const Count work = std::min<Count>(unit_work[uidx], B.ncols);
+            const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(work, B.ncols));
+            const bool with_values = fused && !count_only;
+            auto run = [&](auto &map) {
+              auto unit = [&](auto row_wise, auto values) {
+                symbolic_unit<decltype(row_wise)::value, decltype(values)::value>(u, work, Bw, b_values, out_cols, map, ws, dst,
+                                                                                  row_count.data(), row_start.data());
+              };
+              using Yes = std::true_type;
+              using No = std::false_type;
+              if (u.s > 1 && with_values) unit(No{}, Yes{});
+              else if (u.s > 1) unit(No{}, No{});
+              else if (with_values) unit(Yes{}, Yes{});
+              else unit(Yes{}, No{});
             };
-            using Yes = std::true_type;
-            using No = std::false_type;
-            if (u.s > 1 && with_values) unit(No{}, Yes{});
-            else if (u.s > 1) unit(No{}, No{});
-            else if (with_values) unit(Yes{}, Yes{});
-            else unit(Yes{}, No{});
-          };
-          if (dense) {
-            // Row-wise pattern only, in C's own columns: the bitmap suffices.
-            if (u.s > 1 || with_values) ws.dense.prepare(B.ncols);
-            else ws.dense.prepare_marks(B.ncols);
-            if (!count_only) dense_rows += u.s;
-            run(ws.dense);
-          } else run(ws.hash);
-          if (count_only) scratch.size = 0;
-          else if (!row_chunk.empty())
-            for (I l = 0; l < u.s; ++l) row_chunk[u.rows[l]] = ch;
-        }
-      }
+            if (dense) {
+              // Row-wise pattern only, in C's own columns: the bitmap suffices.
+              if (u.s > 1 || with_values) ws.dense.prepare(B.ncols);
+              else ws.dense.prepare_marks(B.ncols);
+              if (!count_only) dense_rows += u.s;
+              run(ws.dense);
+            } else run(ws.hash);
+            if (count_only) scratch.size = 0;
+            else if (!row_chunk.empty())
+              for (I l = 0; l < u.s; ++l) row_chunk[u.rows[l]] = ch;
+          }
+        });
     }
+    errors.rethrow();
   };
+
   auto count_nnz = [&]() {
     Count n = 0;
     for (I i = 0; i < A.nrows; ++i) n += row_count[i];
@@ -909,28 +913,31 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
   }
   const int nchunks = static_cast<int>(chunks.size()) - 1;
   const Accumulator acc = opts_.accumulator;
+  RegionErrors errors;
 #pragma omp parallel num_threads(nt)
   {
     Workspace<I, V> ws;
 #pragma omp for schedule(dynamic, 1)
-    for (int ch = 0; ch < nchunks; ++ch) {
-      for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
-        const Unit<I, V> u = units(uidx);
-        Count expected = 0;
-        for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
-        expected = std::min<Count>(expected, C.ncols);
-        const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(expected, C.ncols));
-        auto run = [&](auto &map) {
-          if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
-          else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
-        };
-        if (dense) {
-          if (u.s > 1) ws.dense.prepare(C.ncols); // row-wise dense uses ws.dense_position instead
-          run(ws.dense);
-        } else run(ws.hash);
-      }
-    }
+    for (int ch = 0; ch < nchunks; ++ch)
+      errors.guard([&] {
+        for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
+          const Unit<I, V> u = units(uidx);
+          Count expected = 0;
+          for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
+          expected = std::min<Count>(expected, C.ncols);
+          const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(expected, C.ncols));
+          auto run = [&](auto &map) {
+            if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
+            else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
+          };
+          if (dense) {
+            if (u.s > 1) ws.dense.prepare(C.ncols); // row-wise dense uses ws.dense_position instead
+            run(ws.dense);
+          } else run(ws.hash);
+        }
+      });
   }
+  errors.rethrow();
   if (reordered) im.copy_working_values(C, c_values);
 }
 
