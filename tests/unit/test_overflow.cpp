@@ -80,10 +80,11 @@ std::vector<SpgemmOptions> every_kernel()
 constexpr I kN = 46341;
 static_assert(Count(kN) * kN > std::numeric_limits<std::int32_t>::max(), "kN x kN must overflow int32");
 
-// What an overflowing call must do: throw IndexOverflow naming nnz(C), within seconds, without the
-// peak memory growing by anything like C's size (8.6 GB of column indices alone).
+// What an overflowing call must do: throw IndexOverflow naming nnz(C) without the peak memory
+// growing by anything like C's size (8.6 GB of column indices alone); when the bounds decide, also
+// within seconds (quick), not after a pass over C's 2^31 entries.
 template <class F>
-void expect_overflow(F &&f)
+void expect_overflow(F &&f, bool quick = true)
 {
   const long before = peak_rss_mib();
   const auto t0 = std::chrono::steady_clock::now();
@@ -95,7 +96,7 @@ void expect_overflow(F &&f)
     CHECK(std::string(e.what()).find("2147483647") != std::string::npos);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  CHECK(seconds < 20);
+  if (quick) CHECK(seconds < 20);
   if (before >= 0) CHECK(peak_rss_mib() - before < 256);
 }
 
@@ -151,7 +152,7 @@ TEST_CASE("nnz(C) > 2^31-1 that the row bounds cannot tell: counted before anyth
   SpgemmOptions o;
   o.accumulator = Accumulator::Dense; // each row's flops equal the columns: the bitmap is the cheap map
   std::vector<I> ci, cj;
-  expect_overflow([&] { SpgemmPlan<I, double>::symbolic(A.view(), B.view(), o, ci, cj); });
+  expect_overflow([&] { SpgemmPlan<I, double>::symbolic(A.view(), B.view(), o, ci, cj); }, false);
 }
 
 TEST_CASE("flops above 2^31 with nnz(C) that fits int32 are no error", "[overflow]")
