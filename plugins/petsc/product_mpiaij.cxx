@@ -598,7 +598,7 @@ static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, Pets
   const PetscInt m = rmap->n, M = rmap->N, n = cmap->n, N = cmap->N, rstart = rmap->rstart, cstart = cmap->rstart, cend = cmap->rend;
   Blocks         rb;
   SplitStorage  *st = NULL;
-  PetscContainer container;
+  PetscContainer container = NULL;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
@@ -627,15 +627,22 @@ static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, Pets
 
   PetscCall(MatClusterAllRanks(comm, PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, "assembling C", [&]() { st = MatClusterMergeRows(R, own_row0, col_global, own_col0, has_remote ? &rb : nullptr, force_diagonal, m, rstart, cstart, cend, N, out); }), "assembling C"));
   out->own_col0 = own_col0;
-  ierr          = MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, st->di.data(), st->dj.data(), st->da.data(), st->oi.data(), st->oj.data(), st->oa.data(), T);
-  if (ierr) delete st;
-  PetscCall(ierr);
-  ierr = PetscContainerCreate(comm, &container);
-  if (ierr) delete st;
-  PetscCall(ierr);
-  PetscCall(PetscContainerSetPointer(container, st));
-  PetscCall(PetscContainerSetUserDestroy(container, MatClusterSplitStorageDestroy));
-  PetscCall(PetscObjectCompose((PetscObject)*T, "MatClusterSplitStorage", (PetscObject)container)); /* T owns the arrays */
+  /* T, the container and the arrays are freed on every error path (T does not own the arrays, so T goes first) */
+  ierr = [&]() -> PetscErrorCode {
+    PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, st->di.data(), st->dj.data(), st->da.data(), st->oi.data(), st->oj.data(), st->oa.data(), T));
+    PetscCall(PetscContainerCreate(comm, &container));
+    PetscCall(PetscContainerSetUserDestroy(container, MatClusterSplitStorageDestroy));
+    PetscCall(PetscContainerSetPointer(container, st));
+    st = NULL; /* the container's now */
+    PetscCall(PetscObjectCompose((PetscObject)*T, "MatClusterSplitStorage", (PetscObject)container)); /* T owns the arrays */
+    return 0;
+  }();
+  if (ierr) {
+    (void)MatDestroy(T);
+    (void)PetscContainerDestroy(&container);
+    delete st;
+    PetscCall(ierr);
+  }
   PetscCall(PetscContainerDestroy(&container));
   PetscCall(MatClusterResultValues(*out, R, *T));
   PetscCall(MatAssemblyBegin(*T, MAT_FINAL_ASSEMBLY));
