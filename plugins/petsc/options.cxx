@@ -50,43 +50,66 @@ PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char name[], PetscBool *o
 static const char *const MatClusterAccumulators[] = {"auto", "hash", "dense"};
 
 /*
-   The text of one of our numeric or boolean options, checked before PetscOptionsInt/Real/Bool read
-   it, so that every bad value is an error naming the option: PETSc 3.18 reads an integer beyond
-   PetscInt by truncating it (-mat_cluster_size 4294967298 would silently be 2) and reports text
-   it cannot read without naming the option ("Input string abc has no numeric value", "Unknown
-   logical value: maybe"). The codes are PETSc's for these.
+   The text of our numeric and boolean options, checked before PetscOptionsInt/Real/Bool read it
+   (and before the options block opens: an error inside PetscOptionsBegin/End leaks the block's
+   strings), so that every bad value is an error naming the option: PETSc 3.18 reads an integer
+   beyond PetscInt by truncating it (-mat_cluster_size 4294967298 would silently be 2) and reports
+   text it cannot read without naming the option ("Input string abc has no numeric value",
+   "Unknown logical value: maybe"). The codes are PETSc's for these.
 */
 enum MatClusterOptionKind { kOptionInteger, kOptionReal, kOptionBool };
-static PetscErrorCode MatClusterOptionsCheckValue(PetscOptionItems *PetscOptionsObject, const char opt[], MatClusterOptionKind kind)
+static const struct {
+  const char          *name;
+  MatClusterOptionKind kind;
+  PetscBool            product; /* read by the products only (else also by MatGetOrdering) */
+} MatClusterValueOptions[] = {
+  {"-mat_cluster_size",                        kOptionInteger, PETSC_TRUE },
+  {"-mat_cluster_jaccard_threshold",           kOptionReal,    PETSC_TRUE },
+  {"-mat_cluster_topk",                        kOptionInteger, PETSC_TRUE },
+  {"-mat_cluster_threads",                     kOptionInteger, PETSC_TRUE },
+  {"-mat_cluster_reuse_analysis",              kOptionBool,    PETSC_TRUE },
+  {"-mat_cluster_reorder_seed",                kOptionInteger, PETSC_FALSE},
+  {"-mat_cluster_reorder_parts",               kOptionInteger, PETSC_FALSE},
+  {"-mat_cluster_reorder_hub_fraction",        kOptionReal,    PETSC_FALSE},
+  {"-mat_cluster_reorder_gray_bits",           kOptionInteger, PETSC_FALSE},
+  {"-mat_cluster_reorder_gray_dense_fraction", kOptionReal,    PETSC_FALSE},
+};
+
+PetscErrorCode MatClusterOptionsCheckValues_Private(PetscObject obj, PetscBool product)
 {
   static const char *const bools[] = {"", "1", "0", "true", "false", "yes", "no", "on", "off"}; /* PetscOptionsStringToBool's */
-  const char              *prefix  = PetscOptionsObject->prefix ? PetscOptionsObject->prefix : "";
-  char                     text[256];
-  char                    *end = NULL;
-  PetscBool                set, ok = PETSC_FALSE;
+  const MPI_Comm           comm    = PetscObjectComm(obj);
+  const char              *prefix  = obj->prefix ? obj->prefix : "";
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsGetString(PetscOptionsObject->options, PetscOptionsObject->prefix, opt, text, sizeof(text), &set));
-  if (!set) PetscFunctionReturn(0);
-  errno = 0;
-  switch (kind) {
-  case kOptionInteger: {
-    const long long v = std::strtoll(text, &end, 10);
-    PetscCheck(end != text && *end == '\0', PetscOptionsObject->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is not an integer", prefix, opt + 1, text);
-    PetscCheck(errno != ERANGE && v >= PETSC_MIN_INT && v <= PETSC_MAX_INT, PetscOptionsObject->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is out of range: beyond the PetscInt range [%" PetscInt_FMT ", %" PetscInt_FMT "]", prefix, opt + 1, text, PETSC_MIN_INT, PETSC_MAX_INT);
-  } break;
-  case kOptionReal:
-    (void)std::strtod(text, &end);
-    PetscCheck(end != text && *end == '\0', PetscOptionsObject->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is not a number", prefix, opt + 1, text);
-    break;
-  case kOptionBool:
-    for (const char *b : bools) {
-      PetscBool same;
-      PetscCall(PetscStrcasecmp(text, b, &same));
-      ok = (PetscBool)(ok || same);
+  for (const auto &o : MatClusterValueOptions) {
+    const char *opt = o.name;
+    char        text[256];
+    char       *end = NULL;
+    PetscBool   set, ok = PETSC_FALSE;
+    if (o.product && !product) continue;
+    PetscCall(PetscOptionsGetString(obj->options, obj->prefix, opt, text, sizeof(text), &set));
+    if (!set) continue;
+    errno = 0;
+    switch (o.kind) {
+    case kOptionInteger: {
+      const long long v = std::strtoll(text, &end, 10);
+      PetscCheck(end != text && *end == '\0', comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is not an integer", prefix, opt + 1, text);
+      PetscCheck(errno != ERANGE && v >= PETSC_MIN_INT && v <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is out of range: beyond the PetscInt range [%" PetscInt_FMT ", %" PetscInt_FMT "]", prefix, opt + 1, text, PETSC_MIN_INT, PETSC_MAX_INT);
+    } break;
+    case kOptionReal:
+      (void)std::strtod(text, &end);
+      PetscCheck(end != text && *end == '\0', comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is not a number", prefix, opt + 1, text);
+      break;
+    case kOptionBool:
+      for (const char *b : bools) {
+        PetscBool same;
+        PetscCall(PetscStrcasecmp(text, b, &same));
+        ok = (PetscBool)(ok || same);
+      }
+      PetscCheck(ok, comm, PETSC_ERR_ARG_WRONG, "-%s%s %s is not a logical value (true, false, yes, no, on, off, 1, 0)", prefix, opt + 1, text);
+      break;
     }
-    PetscCheck(ok, PetscOptionsObject->comm, PETSC_ERR_ARG_WRONG, "-%s%s %s is not a logical value (true, false, yes, no, on, off, 1, 0)", prefix, opt + 1, text);
-    break;
   }
   PetscFunctionReturn(0);
 }
@@ -98,15 +121,10 @@ static PetscErrorCode MatClusterOptionsCheckValue(PetscOptionItems *PetscOptions
 PetscErrorCode MatClusterOrderingOptionsRead_Private(PetscOptionItems *PetscOptionsObject, const char manual[], MatClusterOrderingValues *v)
 {
   PetscFunctionBegin;
-  PetscCall(MatClusterOptionsCheckValue(PetscOptionsObject, "-mat_cluster_reorder_seed", kOptionInteger));
   PetscCall(PetscOptionsInt("-mat_cluster_reorder_seed", "Seed of random, and of the randomised steps of nd, gp and hp", manual, v->seed, &v->seed, NULL));
-  PetscCall(MatClusterOptionsCheckValue(PetscOptionsObject, "-mat_cluster_reorder_parts", kOptionInteger));
   PetscCall(PetscOptionsInt("-mat_cluster_reorder_parts", "Parts of gp and hp (0: one per 256 rows)", manual, v->parts, &v->parts, NULL));
-  PetscCall(MatClusterOptionsCheckValue(PetscOptionsObject, "-mat_cluster_reorder_hub_fraction", kOptionReal));
   PetscCall(PetscOptionsReal("-mat_cluster_reorder_hub_fraction", "Hubs removed per round by slashburn, as a fraction of the rows, (0,1]", manual, v->hub_fraction, &v->hub_fraction, NULL));
-  PetscCall(MatClusterOptionsCheckValue(PetscOptionsObject, "-mat_cluster_reorder_gray_bits", kOptionInteger));
   PetscCall(PetscOptionsInt("-mat_cluster_reorder_gray_bits", "Bits of a row's column pattern used by gray, 1..62", manual, v->gray_bits, &v->gray_bits, NULL));
-  PetscCall(MatClusterOptionsCheckValue(PetscOptionsObject, "-mat_cluster_reorder_gray_dense_fraction", kOptionReal));
   PetscCall(PetscOptionsReal("-mat_cluster_reorder_gray_dense_fraction", "gray: rows with more than this fraction of the columns are ordered first, by length, [0,1]", manual, v->gray_dense, &v->gray_dense, NULL));
   PetscFunctionReturn(0);
 }
@@ -163,21 +181,17 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   topk      = o.clustering.hierarchical_topk;
   threads   = o.num_threads;
   MatClusterOrderingValues ordering = MatClusterOrderingValuesDefault_Private(o.ordering);
+  PetscCall(MatClusterOptionsCheckValues_Private((PetscObject)C, PETSC_TRUE));
   PetscOptionsBegin(comm, ((PetscObject)C)->prefix, "petsc-cluster SpGEMM options (C = A*B)", "Mat");
-  PetscCall(MatClusterOptionsCheckValue(PetscOptionsObject, "-mat_cluster_size", kOptionInteger));
   PetscCall(PetscOptionsInt("-mat_cluster_size", "Rows per cluster (cluster_fixed) or maximum cluster size (cluster_variable, cluster_hierarchical, cluster), 1..64", "PetscClusterInitializePackage", size, &size, NULL));
-  PetscCall(MatClusterOptionsCheckValue(PetscOptionsObject, "-mat_cluster_jaccard_threshold", kOptionReal));
   PetscCall(PetscOptionsReal("-mat_cluster_jaccard_threshold", "Minimum Jaccard similarity for a row to join a cluster, [0,1]", "PetscClusterInitializePackage", threshold, &threshold, NULL));
-  PetscCall(MatClusterOptionsCheckValue(PetscOptionsObject, "-mat_cluster_topk", kOptionInteger));
   PetscCall(PetscOptionsInt("-mat_cluster_topk", "Candidate pairs kept per row by cluster_hierarchical (0: cluster size - 1)", "PetscClusterInitializePackage", topk, &topk, NULL));
   /* Read as a string and matched here: PETSc 3.18.5's PetscOptionsEList overruns its message buffer
      by one byte when reporting an unknown value for this list (seen under valgrind). */
   PetscCall(PetscOptionsString("-mat_cluster_accumulator", "Accumulator for a row's partial products: auto, hash, dense", "PetscClusterInitializePackage", MatClusterAccumulators[0], accname, sizeof(accname), &accset));
-  PetscCall(MatClusterOptionsCheckValue(PetscOptionsObject, "-mat_cluster_threads", kOptionInteger));
   PetscCall(PetscOptionsInt("-mat_cluster_threads", "OpenMP threads for the product (0: the OpenMP default)", "PetscClusterInitializePackage", threads, &threads, NULL));
   PetscCall(PetscOptionsString("-mat_cluster_reorder", "Ordering of A by which the product runs on permuted copies of A and B (C keeps the caller's order): natural, random, rcm, amd, nd, gp, hp, gray, rabbit, degree, slashburn", "PetscClusterInitializePackage", reordername, reordername, sizeof(reordername), &reorderset));
   PetscCall(MatClusterOrderingOptionsRead_Private(PetscOptionsObject, "PetscClusterInitializePackage", &ordering));
-  PetscCall(MatClusterOptionsCheckValue(PetscOptionsObject, "-mat_cluster_reuse_analysis", kOptionBool));
   PetscCall(PetscOptionsBool("-mat_cluster_reuse_analysis", "Keep A's ordering and clusters on A for later products with the same A pattern (e.g. A*F for many F)", "PetscClusterInitializePackage", reuse, &reuse, NULL));
   PetscOptionsEnd();
 
