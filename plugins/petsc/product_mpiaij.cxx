@@ -373,6 +373,20 @@ static PetscErrorCode MatClusterCheckStampsMPIAIJ(MPI_Comm comm, int nops, const
   PetscFunctionReturn(0);
 }
 
+/* Every operand assembled on every rank: MatSetValues() leaves a matrix unassembled on the ranks
+   that called it only, and a rank that stopped alone would leave the others waiting */
+static PetscErrorCode MatClusterCheckAssembledMPIAIJ(MPI_Comm comm, int nops, const Mat mats[], const char *const names[])
+{
+  int mine = nops, first;
+
+  PetscFunctionBegin;
+  for (int k = nops - 1; k >= 0; --k)
+    if (!mats[k]->assembled) mine = k;
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  PetscCheck(first == nops, comm, PETSC_ERR_ARG_WRONGSTATE, "petsc-cluster: matrix %s must be assembled (MatAssemblyBegin/End)", names[first]);
+  PetscFunctionReturn(0);
+}
+
 /* Collective check that two layouts agree (global size and this rank's range, on every rank) */
 static PetscErrorCode MatClusterCheckLayouts(MPI_Comm comm, PetscLayout a, const char aname[], PetscLayout b, const char bname[], MatProductType type)
 {
@@ -859,6 +873,7 @@ static PetscErrorCode MatProductNumeric_MPIAIJ_Cluster(Mat C)
   PetscCheck(product && product->data, comm, PETSC_ERR_ARG_WRONGSTATE, "petsc-cluster: the symbolic phase of this product is missing (was MatProductClear() called?)");
   auto *d = static_cast<MatProductCluster_MPIAIJ *>(product->data);
   MatClusterMPIOperands(C, mats, names);
+  PetscCall(MatClusterCheckAssembledMPIAIJ(comm, d->nops, mats, names));
   PetscCall(MatClusterCheckStampsMPIAIJ(comm, d->nops, mats, names, d->stamp));
   if (d->values_from_symbolic) { /* first numeric after a fused symbolic phase */
     PetscBool unchanged = PETSC_TRUE, all;
@@ -899,8 +914,8 @@ PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C)
     PetscCheck(mats[k], comm, PETSC_ERR_ARG_NULL, "petsc-cluster: operand %s of the product is missing", names[k]);
     PetscCall(PetscObjectTypeCompare((PetscObject)mats[k], MATMPIAIJ, &mpi));
     PetscCheck(mpi, comm, PETSC_ERR_ARG_WRONG, "petsc-cluster: operand %s must be %s (got %s)", names[k], MATMPIAIJ, ((PetscObject)mats[k])->type_name);
-    PetscCheck(mats[k]->assembled, comm, PETSC_ERR_ARG_WRONGSTATE, "petsc-cluster: matrix %s must be assembled (MatAssemblyBegin/End)", names[k]);
   }
+  PetscCall(MatClusterCheckAssembledMPIAIJ(comm, type == MATPRODUCT_ABC ? 3 : 2, mats, names));
   Mat A = mats[0], B = mats[1];
   switch (type) { /* the layouts the local pieces rely on, as PETSc's MPI algorithms require them */
   case MATPRODUCT_AB:
