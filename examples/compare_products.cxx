@@ -193,7 +193,7 @@ int main(int argc, char **argv)
     PetscCall(PetscFinalize());
     return 77;
   }
-  PetscCheck(exists, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot read matrix file %s", file);
+  PetscCheck(exists, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "%s: cannot open the file for reading", file);
   if (nalgs == 0) {
     const char *def[] = {MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTERFIXED, MATPRODUCTALGORITHMCLUSTERVARIABLE, MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, MATPRODUCTALGORITHMROWWISE};
     for (const char *d : def) PetscCall(PetscStrallocpy(d, &algs[nalgs++]));

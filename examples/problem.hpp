@@ -120,10 +120,15 @@ inline bool EndsWith(const std::string &s, const std::string &suffix)
 }
 
 /* Reads a Matrix Market file; its errors ("<file>:<line>: what is wrong") become PETSc errors:
-   PETSC_ERR_FILE_UNEXPECTED for the contents, PETSC_ERR_FILE_READ when it could not be read */
+   PETSC_ERR_FILE_OPEN when it cannot be opened, PETSC_ERR_FILE_UNEXPECTED for its contents,
+   PETSC_ERR_FILE_READ when reading it failed otherwise */
 inline PetscErrorCode ReadMatrixMarket(const std::string &path, Csr *M)
 {
+  PetscBool readable;
+
   PetscFunctionBegin;
+  PetscCall(PetscTestFile(path.c_str(), 'r', &readable));
+  PetscCheck(readable, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "%s: cannot open the file for reading", path.c_str());
   try {
     *M = pcluster::read_matrix_market<PetscInt, PetscScalar>(path);
   } catch (const pcluster::MatrixMarketError &e) {
