@@ -12,14 +12,14 @@ Our product C has no options prefix, so -mat_cluster_size etc. apply to it; the 
 has the prefix ref_. Exits with code 1 if any algorithm disagrees with the reference.\n\n";
 
 // Uses only public headers: PETSc's and the plugin's (registered by PetscClusterInitializePackage),
-// plus the core's Matrix Market reader.
+// plus the core's Matrix Market reader (through problem.hpp, as the other examples).
 
 #include <petsccluster.h>
 #include <petscmat.h>
 #include <petscsys.h>
 #include <petsctime.h>
 
-#include "pcluster/matrix_market.hpp"
+#include "problem.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -36,8 +36,8 @@ PetscErrorCode LoadMatrix(const char *path, Mat *A)
   const bool mtx = p.size() > 4 && p.compare(p.size() - 4, 4, ".mtx") == 0;
   PetscCall(MatCreate(PETSC_COMM_SELF, A));
   if (mtx) {
-    pcluster::CsrMatrix<PetscInt, PetscScalar> M;
-    PetscCallCXX(M = pcluster::read_matrix_market<PetscInt, PetscScalar>(p));
+    Csr M;
+    PetscCall(ReadMatrixMarket(p, &M));
     PetscCall(MatSetSizes(*A, M.nrows, M.ncols, M.nrows, M.ncols));
     PetscCall(MatSetType(*A, MATSEQAIJ));
     PetscCall(MatSeqAIJSetPreallocationCSR(*A, M.rowptr.data(), M.colidx.data(), M.values.empty() ? nullptr : M.values.data()));
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
     PetscCall(PetscFinalize());
     return 77;
   }
-  PetscCheck(exists, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot read matrix file %s", file);
+  PetscCheck(exists, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "%s: cannot open the file for reading", file);
   if (nalgs == 0) {
     const char *def[] = {MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTERFIXED, MATPRODUCTALGORITHMCLUSTERVARIABLE, MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, MATPRODUCTALGORITHMROWWISE};
     for (const char *d : def) PetscCall(PetscStrallocpy(d, &algs[nalgs++]));

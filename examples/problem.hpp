@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -118,6 +119,24 @@ inline bool EndsWith(const std::string &s, const std::string &suffix)
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+/* Reads a Matrix Market file; its errors ("<file>:<line>: what is wrong") become PETSc errors:
+   PETSC_ERR_FILE_OPEN when it cannot be opened, PETSC_ERR_FILE_UNEXPECTED for its contents,
+   PETSC_ERR_FILE_READ when reading it failed otherwise */
+inline PetscErrorCode ReadMatrixMarket(const std::string &path, Csr *M)
+{
+  PetscBool readable;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTestFile(path.c_str(), 'r', &readable));
+  PetscCheck(readable, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "%s: cannot open the file for reading", path.c_str());
+  try {
+    *M = pcluster::read_matrix_market<PetscInt, PetscScalar>(path);
+  } catch (const pcluster::MatrixMarketError &e) {
+    SETERRQ(PETSC_COMM_SELF, e.line > 0 ? PETSC_ERR_FILE_UNEXPECTED : PETSC_ERR_FILE_READ, "%s", e.what());
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Builds A (MATSEQAIJ, row block size bs) and its CSR copy (used for flops and the GraphBLAS import). */
 inline PetscErrorCode BuildProblem(const Problem &p, PetscInt bs, Mat *A, Csr *M)
 {
@@ -132,11 +151,16 @@ inline PetscErrorCode BuildProblem(const Problem &p, PetscInt bs, Mat *A, Csr *M
     PetscCall(PetscViewerDestroy(&viewer));
     PetscCall(CsrFromMat(L, M));
     PetscCall(MatDestroy(&L));
-  } else {
+  } else if (!p.file.empty()) PetscCall(ReadMatrixMarket(p.file, M));
+  else {
     try {
-      *M = p.file.empty() ? Generate(p) : pcluster::read_matrix_market<PetscInt, PetscScalar>(p.file);
+      *M = Generate(p);
+    } catch (const std::invalid_argument &e) {
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s", e.what());
+    } catch (const std::bad_alloc &) {
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "generating %s: out of memory", p.gen.c_str());
     } catch (const std::exception &e) {
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s", e.what());
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", e.what());
     }
   }
   if (p.shuffle >= 0) {

@@ -51,15 +51,18 @@ ClusterMatrix<I, V> ClusterMatrix<I, V>::build(const CsrView<I, V> &A, Clusterin
 
   // Pass 1: union sizes, to lay out cols/masks/values exactly.
   std::vector<Count> ucount(nc);
+  detail::RegionErrors errors;
 #pragma omp parallel num_threads(detail::threads_for(A.nnz()))
   {
     std::vector<I> u, tmp;
 #pragma omp for schedule(dynamic, 256)
-    for (I c = 0; c < nc; ++c) {
-      union_columns(A, cl.rows.data() + cl.ptr[c], cl.size(c), u, tmp);
-      ucount[c] = static_cast<Count>(u.size());
-    }
+    for (I c = 0; c < nc; ++c)
+      errors.guard([&] {
+        union_columns(A, cl.rows.data() + cl.ptr[c], cl.size(c), u, tmp);
+        ucount[c] = static_cast<Count>(u.size());
+      });
   }
+  errors.rethrow();
   Count ncol_total = 0, nval_total = 0;
   for (I c = 0; c < nc; ++c) {
     M.col_ptr[c] = checked_index<I>(ncol_total, "CSR_Cluster union columns");
@@ -79,22 +82,24 @@ ClusterMatrix<I, V> ClusterMatrix<I, V>::build(const CsrView<I, V> &A, Clusterin
   {
     std::vector<I> u, tmp;
 #pragma omp for schedule(dynamic, 256)
-    for (I c = 0; c < nc; ++c) {
-      const I *rows = cl.rows.data() + cl.ptr[c];
-      const I s = cl.size(c);
-      union_columns(A, rows, s, u, tmp);
-      std::copy(u.begin(), u.end(), M.cols.begin() + M.col_ptr[c]);
-      RowMask *mask = M.masks.data() + M.col_ptr[c];
-      for (I l = 0; l < s; ++l) {
-        std::size_t t = 0;
-        for (I p = A.rowptr[rows[l]]; p < A.rowptr[rows[l] + 1]; ++p) {
-          while (u[t] != A.colidx[p]) ++t; // both sorted; u contains every column of the row
-          mask[t] |= RowMask(1) << l;
-          M.scatter[p] = M.val_ptr[c] + static_cast<Count>(t) * s + l;
+    for (I c = 0; c < nc; ++c)
+      errors.guard([&] {
+        const I *rows = cl.rows.data() + cl.ptr[c];
+        const I s = cl.size(c);
+        union_columns(A, rows, s, u, tmp);
+        std::copy(u.begin(), u.end(), M.cols.begin() + M.col_ptr[c]);
+        RowMask *mask = M.masks.data() + M.col_ptr[c];
+        for (I l = 0; l < s; ++l) {
+          std::size_t t = 0;
+          for (I p = A.rowptr[rows[l]]; p < A.rowptr[rows[l] + 1]; ++p) {
+            while (u[t] != A.colidx[p]) ++t; // both sorted; u contains every column of the row
+            mask[t] |= RowMask(1) << l;
+            M.scatter[p] = M.val_ptr[c] + static_cast<Count>(t) * s + l;
+          }
         }
-      }
-    }
+      });
   }
+  errors.rethrow();
   M.refresh_values(A);
   return M;
 }

@@ -115,36 +115,39 @@ CsrMatrix<I, V> permute(const CsrView<I, V> &A, const I *row_order, const I *col
   // Rows up to this long are sorted by insertion as they are read; longer ones (hubs of power-law
   // graphs, thousands of entries) by std::sort of (column, source) pairs.
   constexpr I kInsertionMax = 32;
+  detail::RegionErrors errors; // the pairs of a long row are allocated inside the region
 #pragma omp parallel num_threads(detail::threads_for(nnz))
   {
     std::vector<std::pair<I, I>> pairs;
 #pragma omp for schedule(dynamic, 1024)
-    for (I r = 0; r < A.nrows; ++r) {
-      const I i = old_row(r), begin = P.rowptr[r], len = P.rowptr[r + 1] - begin, first = A.rowptr[i];
-      I *const cols = P.colidx.data() + begin;
-      I *const from = src.data() + begin;
-      auto new_col = [&](I t) { return col_new ? col_new[A.colidx[first + t]] : A.colidx[first + t]; };
-      if (!col_new || len <= kInsertionMax) {
-        for (I t = 0; t < len; ++t) {
-          const I j = new_col(t);
-          I q = t;
-          for (; q > 0 && cols[q - 1] > j; --q) {
-            cols[q] = cols[q - 1];
-            from[q] = from[q - 1];
+    for (I r = 0; r < A.nrows; ++r)
+      errors.guard([&] {
+        const I i = old_row(r), begin = P.rowptr[r], len = P.rowptr[r + 1] - begin, first = A.rowptr[i];
+        I *const cols = P.colidx.data() + begin;
+        I *const from = src.data() + begin;
+        auto new_col = [&](I t) { return col_new ? col_new[A.colidx[first + t]] : A.colidx[first + t]; };
+        if (!col_new || len <= kInsertionMax) {
+          for (I t = 0; t < len; ++t) {
+            const I j = new_col(t);
+            I q = t;
+            for (; q > 0 && cols[q - 1] > j; --q) {
+              cols[q] = cols[q - 1];
+              from[q] = from[q - 1];
+            }
+            cols[q] = j;
+            from[q] = first + t;
           }
-          cols[q] = j;
-          from[q] = first + t;
+        } else {
+          pairs.clear();
+          for (I t = 0; t < len; ++t) pairs.emplace_back(new_col(t), first + t);
+          std::sort(pairs.begin(), pairs.end());
+          for (I t = 0; t < len; ++t) cols[t] = pairs[t].first, from[t] = pairs[t].second;
         }
-      } else {
-        pairs.clear();
-        for (I t = 0; t < len; ++t) pairs.emplace_back(new_col(t), first + t);
-        std::sort(pairs.begin(), pairs.end());
-        for (I t = 0; t < len; ++t) cols[t] = pairs[t].first, from[t] = pairs[t].second;
-      }
-      if (A.values)
-        for (I t = 0; t < len; ++t) P.values[begin + t] = A.values[from[t]];
-    }
+        if (A.values)
+          for (I t = 0; t < len; ++t) P.values[begin + t] = A.values[from[t]];
+      });
   }
+  errors.rethrow();
   return P;
 }
 

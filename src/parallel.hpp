@@ -10,6 +10,9 @@
 
 #include <omp.h>
 
+#include <atomic>
+#include <exception>
+
 namespace pcluster::detail {
 
 // Work units (nonzeros touched, flops) below which a region runs serially: ~32k units is ~30 us of
@@ -17,6 +20,34 @@ namespace pcluster::detail {
 constexpr Count kMinParallelWork = Count(1) << 15;
 
 inline int threads_for(Count work) { return work < kMinParallelWork ? 1 : omp_get_max_threads(); }
+
+// An exception must not leave an OpenMP region: that is std::terminate. A region whose body can
+// throw (an allocation failing: std::bad_alloc) runs it through guard(); the first exception is
+// kept, the region's remaining guarded work is skipped, and rethrow() after the region raises it
+// on the calling thread, where the caller's handlers (the plugin's PETSC_ERR_MEM) see it.
+class RegionErrors {
+ public:
+  template <class F>
+  void guard(F &&f) noexcept
+  {
+    if (failed_.load(std::memory_order_relaxed)) return;
+    try {
+      f();
+    } catch (...) {
+#pragma omp critical(pcluster_region_errors)
+      if (!error_) error_ = std::current_exception();
+      failed_.store(true, std::memory_order_relaxed);
+    }
+  }
+  void rethrow() const
+  {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::atomic<bool> failed_{false};
+  std::exception_ptr error_;
+};
 
 class ScopedMaxThreads {
  public:

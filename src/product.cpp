@@ -126,6 +126,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
 {
   const auto t0 = std::chrono::steady_clock::now();
   product_dimensions(type, ops); // throws on a mismatch, naming the operands' sizes
+  validate(options);             // before its thread count is applied below
   ProductPlan plan;
   Impl &im = *plan.impl_;
   im.type = type;

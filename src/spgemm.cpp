@@ -10,8 +10,10 @@
 // slot to each distinct output column j and ORs together the masks of the A columns that reach j.
 // Row l of the unit then owns exactly the columns whose mask has bit l: no padding reaches C.
 // Columns are sorted once per unit (not once per row). Each chunk of units appends its rows'
-// columns to its own buffer; rowptr is a prefix sum of row counts (64-bit, checked against the
-// index type before C is allocated) and the buffers are copied into place in parallel.
+// columns to its own buffer; rowptr is a prefix sum of row counts and the buffers are copied into
+// place in parallel. nnz(C) is known to fit the index type before any of these buffers is allocated
+// (bounds from the row flops, or an exact count when they cannot tell): an overflowing product
+// fails with IndexOverflow at the cost of O(nnz(A)), not after filling gigabytes.
 //
 // Numeric phase (values, pattern known): per unit, the map is filled from C's own columns, so
 // slot -> output position is known before any product is formed; s partial sums per slot are
@@ -51,6 +53,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -69,6 +72,14 @@ const char *to_string(Accumulator a)
 }
 
 const char *to_string(Kernel k) { return k == Kernel::Rowwise ? "rowwise" : "cluster"; }
+
+void validate(const SpgemmOptions &o)
+{
+  if (o.num_threads < 0 || o.num_threads > kMaxThreads)
+    throw std::invalid_argument("num_threads = " + std::to_string(o.num_threads) + " is out of range [0, " + std::to_string(kMaxThreads) +
+                                "] (0 means the OpenMP default)");
+  if (o.kernel == Kernel::Cluster) validate(o.clustering);
+}
 
 namespace {
 using namespace detail;
@@ -608,7 +619,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     validate(A, "A");
     validate(B, "B");
   }
-  if (opts.kernel == Kernel::Cluster) validate(opts.clustering);
+  validate(opts);
   if (left && !left->fits(A.nrows, A.ncols, A.nnz(), opts))
     throw std::invalid_argument("C = A*B: the LeftAnalysis given was made for another A (" + std::to_string(left->nrows) + " x " +
                                 std::to_string(left->ncols) + ", nnz " + std::to_string(left->nnz) + ") or other options");
@@ -657,15 +668,25 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   const CsrView<I, V> Bw = im.working_b(Aw.values ? A : pattern_of(A), fused ? B : pattern_of(B));
   const I *const out_cols = im.permute_output ? im.order().data() : nullptr; // B_w's columns -> C's
 
-  // Per-row flops (64-bit) and their total.
+  // Per-row flops (64-bit) and their total; and a lower bound of nnz(C): a row of C holds at least
+  // the longest row of B its row of A reaches (see "nnz(C) and the index type" below).
   std::vector<Count> row_flops(Aw.nrows);
-#pragma omp parallel for schedule(static) num_threads(nt)
+  Count nnz_lower = 0;
+#pragma omp parallel for schedule(static) num_threads(nt) reduction(+ : nnz_lower)
   for (I i = 0; i < Aw.nrows; ++i) {
     Count f = 0;
-    for (I p = Aw.rowptr[i]; p < Aw.rowptr[i + 1]; ++p) f += Bw.row_length(Aw.colidx[p]);
+    I longest = 0;
+    for (I p = Aw.rowptr[i]; p < Aw.rowptr[i + 1]; ++p) {
+      f += Bw.row_length(Aw.colidx[p]);
+      longest = std::max(longest, Bw.row_length(Aw.colidx[p]));
+    }
     row_flops[i] = f;
+    nnz_lower += longest;
   }
   st.flops = std::accumulate(row_flops.begin(), row_flops.end(), Count(0));
+  if (nnz_lower > static_cast<Count>(std::numeric_limits<I>::max()))
+    throw IndexOverflow("nnz(C) >= " + std::to_string(nnz_lower) + " does not fit the index type (max " +
+                        std::to_string(static_cast<Count>(std::numeric_limits<I>::max())) + ")");
   nt = threads_for(st.flops + A.nnz());
 
   // Clustering (cluster kernel only); Auto picks the scheme, or falls back to row-wise.
@@ -759,60 +780,95 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   std::vector<I> row_count(A.nrows, 0);
   std::vector<Count> row_start(A.nrows, 0);
   std::vector<int> row_chunk(im.order().empty() ? 0 : A.nrows); // reordered: the chunk holding each working row
+  // Each chunk's buffer holds an upper bound of its rows' columns: min(flops, ncols) per row.
+  std::vector<Count> chunk_bound(nchunks, 0);
+  Count unit_bound_max = 0;
+  for (int ch = 0; ch < nchunks; ++ch)
+    for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
+      const Count b = std::min<Count>(unit_work[uidx], B.ncols) * (units.M ? units(uidx).s : 1);
+      chunk_bound[ch] += b;
+      unit_bound_max = std::max(unit_bound_max, b);
+    }
   std::vector<ChunkOutput<I, V>> out(nchunks);
-  for (int ch = 0; ch < nchunks; ++ch) {
-    Count bound = 0;
-    for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx)
-      bound += std::min<Count>(unit_work[uidx], B.ncols) * (units.M ? units(uidx).s : 1);
-    out[ch].cols = make_uninitialized_array<I>(static_cast<std::size_t>(bound));
-    if (fused) out[ch].vals = make_uninitialized_array<V>(static_cast<std::size_t>(bound));
-  }
   Count dense_rows = 0;
   const Accumulator acc = opts.accumulator;
   st.dense_limited = acc == Accumulator::Dense && B.ncols > kDenseMaxColumns;
   Count ws_thread = 0, ws_total = 0; // workspace bytes: the largest thread's, and all threads'
-#pragma omp parallel num_threads(nt) reduction(+ : dense_rows, ws_total) reduction(max : ws_thread)
-  {
-    Workspace<I, V> ws;
+  // The kernel over every unit. count_only: only row_count is wanted, each unit's columns go to a
+  // per-thread scratch buffer (unit_bound_max long) that the next unit overwrites.
+  auto kernel = [&](bool count_only) {
+    RegionErrors errors;
+    Count pass_thread = 0, pass_total = 0;
+#pragma omp parallel num_threads(nt) reduction(+ : dense_rows, pass_total) reduction(max : pass_thread)
+    {
+      Workspace<I, V> ws;
+      ChunkOutput<I, V> scratch;
+      if (count_only) errors.guard([&] { scratch.cols = make_uninitialized_array<I>(static_cast<std::size_t>(unit_bound_max)); });
 #pragma omp for schedule(dynamic, 1)
-    for (int ch = 0; ch < nchunks; ++ch) {
-      for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
-        const Unit<I, V> u = units(uidx);
-        const Count work = std::min<Count>(unit_work[uidx], B.ncols);
-        const bool dense = use_dense(acc, work, B.ncols, st.flops);
-        auto run = [&](auto &map) {
-          auto unit = [&](auto row_wise, auto with_values) {
-            symbolic_unit<decltype(row_wise)::value, decltype(with_values)::value>(u, work, Bw, b_values, out_cols, map, ws, out[ch],
-                                                                                   row_count.data(), row_start.data());
-          };
-          using Yes = std::true_type;
-          using No = std::false_type;
-          if (u.s > 1 && fused) unit(No{}, Yes{});
-          else if (u.s > 1) unit(No{}, No{});
-          else if (fused) unit(Yes{}, Yes{});
-          else unit(Yes{}, No{});
-        };
-        if (dense) {
-          // Row-wise pattern only, in C's own columns: the bitmap suffices.
-          ws.dense.prepare_marks(B.ncols);
-          if (u.s > 1 || fused) ws.dense.prepare_slots(B.ncols);
-          dense_rows += u.s;
-          run(ws.dense);
-        } else run(ws.hash);
-        if (!row_chunk.empty())
-          for (I l = 0; l < u.s; ++l) row_chunk[u.rows[l]] = ch;
-      }
+      for (int ch = 0; ch < nchunks; ++ch)
+        errors.guard([&] {
+          ChunkOutput<I, V> &dst = count_only ? scratch : out[ch];
+          for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
+            const Unit<I, V> u = units(uidx);
+            const Count work = std::min<Count>(unit_work[uidx], B.ncols);
+            const bool dense = use_dense(acc, work, B.ncols, st.flops);
+            const bool with_values = fused && !count_only;
+            auto run = [&](auto &map) {
+              auto unit = [&](auto row_wise, auto values) {
+                symbolic_unit<decltype(row_wise)::value, decltype(values)::value>(u, work, Bw, b_values, out_cols, map, ws, dst,
+                                                                                  row_count.data(), row_start.data());
+              };
+              using Yes = std::true_type;
+              using No = std::false_type;
+              if (u.s > 1 && with_values) unit(No{}, Yes{});
+              else if (u.s > 1) unit(No{}, No{});
+              else if (with_values) unit(Yes{}, Yes{});
+              else unit(Yes{}, No{});
+            };
+            if (dense) {
+              // Row-wise pattern only, in C's own columns: the bitmap suffices.
+              ws.dense.prepare_marks(B.ncols);
+              if (u.s > 1 || with_values) ws.dense.prepare_slots(B.ncols);
+              if (!count_only) dense_rows += u.s;
+              run(ws.dense);
+            } else run(ws.hash);
+            if (count_only) scratch.size = 0;
+            else if (!row_chunk.empty())
+              for (I l = 0; l < u.s; ++l) row_chunk[u.rows[l]] = ch;
+          }
+        });
+      pass_thread = ws.bytes();
+      pass_total = pass_thread;
     }
-    ws_thread = ws.bytes();
-    ws_total = ws_thread;
+    errors.rethrow();
+    ws_thread = std::max(ws_thread, pass_thread);
+    ws_total = std::max(ws_total, pass_total);
+  };
+
+  auto count_nnz = [&]() {
+    Count n = 0;
+    for (I i = 0; i < A.nrows; ++i) n += row_count[i];
+    return n;
+  };
+  // nnz(C) and the index type: nnz(C) must fit I, and be known to fit before the chunks' buffers
+  // (sized by the upper bound) and C's arrays are allocated. The bounds decide at O(nnz(A)) in
+  // nearly every product; only when the lower bound fits and the upper one does not is nnz(C)
+  // counted exactly first, by the kernel keeping no columns (a second symbolic pass, in that case only).
+  if (std::accumulate(chunk_bound.begin(), chunk_bound.end(), Count(0)) > static_cast<Count>(std::numeric_limits<I>::max())) {
+    kernel(true);
+    checked_index<I>(count_nnz(), "nnz(C)");
   }
+  for (int ch = 0; ch < nchunks; ++ch) {
+    out[ch].cols = make_uninitialized_array<I>(static_cast<std::size_t>(chunk_bound[ch]));
+    if (fused) out[ch].vals = make_uninitialized_array<V>(static_cast<std::size_t>(chunk_bound[ch]));
+  }
+  kernel(false);
   st.rows_dense = dense_rows;
   st.workspace_thread_bytes = ws_thread;
   st.workspace_bytes = ws_total;
 
-  // Row pointer: 64-bit prefix sum in C's row order, checked before C's column array is allocated.
-  Count nnz = 0;
-  for (I i = 0; i < A.nrows; ++i) nnz += row_count[i];
+  // Row pointer: 64-bit prefix sum in C's row order.
+  Count nnz = count_nnz();
   checked_index<I>(nnz, "nnz(C)");
   c_rowptr.resize(static_cast<std::size_t>(A.nrows) + 1);
   c_rowptr[0] = 0;
@@ -885,31 +941,34 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
   }
   const int nchunks = static_cast<int>(chunks.size()) - 1;
   const Accumulator acc = opts_.accumulator;
+  RegionErrors errors;
   Count ws_thread = 0, ws_total = 0;
 #pragma omp parallel num_threads(nt) reduction(+ : ws_total) reduction(max : ws_thread)
   {
     Workspace<I, V> ws;
 #pragma omp for schedule(dynamic, 1)
-    for (int ch = 0; ch < nchunks; ++ch) {
-      for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
-        const Unit<I, V> u = units(uidx);
-        Count expected = 0;
-        for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
-        expected = std::min<Count>(expected, C.ncols);
-        const bool dense = use_dense(acc, expected, C.ncols, stats_.flops);
-        auto run = [&](auto &map) {
-          if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
-          else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
-        };
-        if (dense) {
-          if (u.s > 1) ws.dense.prepare_slots(C.ncols); // row-wise dense uses ws.dense_position instead
-          run(ws.dense);
-        } else run(ws.hash);
-      }
-    }
+    for (int ch = 0; ch < nchunks; ++ch)
+      errors.guard([&] {
+        for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
+          const Unit<I, V> u = units(uidx);
+          Count expected = 0;
+          for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
+          expected = std::min<Count>(expected, C.ncols);
+          const bool dense = use_dense(acc, expected, C.ncols, stats_.flops);
+          auto run = [&](auto &map) {
+            if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
+            else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
+          };
+          if (dense) {
+            if (u.s > 1) ws.dense.prepare_slots(C.ncols); // row-wise dense uses ws.dense_position instead
+            run(ws.dense);
+          } else run(ws.hash);
+        }
+      });
     ws_thread = ws.bytes();
     ws_total = ws_thread;
   }
+  errors.rethrow();
   stats_.workspace_thread_bytes = std::max(stats_.workspace_thread_bytes, ws_thread);
   stats_.workspace_bytes = std::max(stats_.workspace_bytes, ws_total);
   if (reordered) im.copy_working_values(C, c_values);

@@ -46,7 +46,7 @@ struct SpgemmOptions {
   ClusteringOptions clustering;
   int row_block_size = 1; // block size of A's rows (dofs per node), a hint for ClusterScheme::Auto
   Accumulator accumulator = Accumulator::Auto;
-  int num_threads = 0; // 0: omp_get_max_threads()
+  int num_threads = 0; // 0: omp_get_max_threads(); at most kMaxThreads
   // The product runs on copies of A and B permuted by this ordering of A's rows (computed by the
   // symbolic phase, kept for every numeric phase): A's rows, and when A is square its columns (the
   // inner dimension), and when B is square too B's columns; C still comes out in the caller's row and
@@ -66,6 +66,14 @@ struct SpgemmOptions {
   // ProductPlan turns it off for the matrices it has checked already or built itself.
   bool check_operands = true;
 };
+
+// Upper bound of SpgemmOptions::num_threads: above the hardware threads of any shared-memory node,
+// far below what thread creation survives (2^31-1 made libgomp abort while allocating the team).
+constexpr int kMaxThreads = 1024;
+
+// Throws std::invalid_argument naming the field when num_threads is outside [0, kMaxThreads] or,
+// for the cluster kernel, the clustering options are out of range (validate(ClusteringOptions)).
+void validate(const SpgemmOptions &);
 
 // What the symbolic phase measured, for -info, views and benchmarks.
 struct SpgemmStats {

@@ -14,7 +14,12 @@
      neither given:                        product->alg (MatProductSetAlgorithm())
    One of ours  -> our symbolic for the type is installed, PETSc's selector is not called (its EList
                    would reject the name);
-   anything else -> PETSc's saved selector runs exactly as without the plugin.
+   anything else -> PETSc's saved selector runs exactly as without the plugin; if it rejects a name
+                   given in the options database (PETSC_ERR_USER), its message gets our names too.
+   Operands of other types (dense, BAIJ, SBAIJ, shell, AIJ x dense, ...) never reach the hook: such
+   products run as without the plugin, as PETSc's own AIJ algorithm names do for them. Operands
+   that reach it with a type other than exactly d.type (AIJ subtypes such as seqaijperm) fail with
+   PETSC_ERR_SUP naming the types when one of our names is selected.
 */
 #include "petscclusterimpl.h"
 
@@ -75,11 +80,27 @@ static PetscErrorCode MatProductSetFromOptions_Cluster(Mat C)
   alg = set ? name : product->alg;
   PetscCall(MatClusterAlgorithmIsOurs_Private(alg, &ours, &canonical));
 
-  if (!ours) { /* PETSc's own selector, unchanged; on an unknown name add ours to its list */
-    PetscErrorCode ierr = (*d.productsetfromoptions_orig)(C);
-    if (ierr == PETSC_ERR_USER && set) (void)(*PetscErrorPrintf)("petsc-cluster adds these algorithms for -%s%s (%s operands): %s\n", prefix, option + 1, d.type, MatClusterAlgorithmList_Private());
-    PetscCall(ierr);
+  if (!ours && !set) { /* PETSc's own selector, unchanged */
+    PetscCall((*d.productsetfromoptions_orig)(C));
     PetscFunctionReturn(0);
+  }
+  if (!ours) {
+    /* A name from the options database that is not ours: PETSc's selector judges it. If it does not
+       know it either (PETSC_ERR_USER, "Unknown option ... Available options: <PETSc's>"), the error
+       raised lists ours too; so PETSc's is caught (not printed) and raised again from here. */
+    char          *petsc_message = NULL, message[1024];
+    size_t         len;
+    PetscErrorCode ierr;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = (*d.productsetfromoptions_orig)(C);
+    PetscCall(PetscPopErrorHandler());
+    if (!ierr) PetscFunctionReturn(0);
+    PetscCall(PetscErrorMessage(ierr, NULL, &petsc_message));
+    PetscCall(PetscStrncpy(message, petsc_message, sizeof(message)));
+    PetscCall(PetscStrlen(message, &len));
+    while (len > 0 && message[len - 1] == ' ') message[--len] = '\0';
+    PetscCheck(ierr != PETSC_ERR_USER, PetscObjectComm((PetscObject)C), PETSC_ERR_USER, "%s; petsc-cluster adds for %s operands: %s", message, d.type, MatClusterAlgorithmList_Private());
+    SETERRQ(PetscObjectComm((PetscObject)C), ierr, "%s", message);
   }
 
   /* One of ours: every product type of the core (AB, AtB, ABt, PtAP, RARt, ABC), operands exactly of

@@ -7,6 +7,9 @@
 */
 #include "petscclusterimpl.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 /* Every algorithm name of the plugin: kernel, and clustering scheme for the cluster kernel
    (Auto is resolved by the core, see src/spgemm.cpp) */
 static const struct {
@@ -45,6 +48,71 @@ PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char name[], PetscBool *o
 }
 
 static const char *const MatClusterAccumulators[] = {"auto", "hash", "dense"};
+
+/*
+   The text of our numeric and boolean options, checked before PetscOptionsInt/Real/Bool read it
+   (and before the options block opens: an error inside PetscOptionsBegin/End leaks the block's
+   strings), so that every bad value is an error naming the option: PETSc 3.18 reads an integer
+   beyond PetscInt by truncating it (-mat_cluster_size 4294967298 would silently be 2) and reports
+   text it cannot read without naming the option ("Input string abc has no numeric value",
+   "Unknown logical value: maybe"). The codes are PETSc's for these.
+*/
+enum MatClusterOptionKind { kOptionInteger, kOptionReal, kOptionBool };
+static const struct {
+  const char          *name;
+  MatClusterOptionKind kind;
+  PetscBool            product; /* read by the products only (else also by MatGetOrdering) */
+} MatClusterValueOptions[] = {
+  {"-mat_cluster_size",                        kOptionInteger, PETSC_TRUE },
+  {"-mat_cluster_jaccard_threshold",           kOptionReal,    PETSC_TRUE },
+  {"-mat_cluster_topk",                        kOptionInteger, PETSC_TRUE },
+  {"-mat_cluster_threads",                     kOptionInteger, PETSC_TRUE },
+  {"-mat_cluster_reuse_analysis",              kOptionBool,    PETSC_TRUE },
+  {"-mat_cluster_reorder_seed",                kOptionInteger, PETSC_FALSE},
+  {"-mat_cluster_reorder_parts",               kOptionInteger, PETSC_FALSE},
+  {"-mat_cluster_reorder_hub_fraction",        kOptionReal,    PETSC_FALSE},
+  {"-mat_cluster_reorder_gray_bits",           kOptionInteger, PETSC_FALSE},
+  {"-mat_cluster_reorder_gray_dense_fraction", kOptionReal,    PETSC_FALSE},
+};
+
+PetscErrorCode MatClusterOptionsCheckValues_Private(PetscObject obj, PetscBool product)
+{
+  static const char *const bools[] = {"", "1", "0", "true", "false", "yes", "no", "on", "off"}; /* PetscOptionsStringToBool's */
+  const MPI_Comm           comm    = PetscObjectComm(obj);
+  const char              *prefix  = obj->prefix ? obj->prefix : "";
+
+  PetscFunctionBegin;
+  for (const auto &o : MatClusterValueOptions) {
+    const char *opt = o.name;
+    char        text[256];
+    char       *end = NULL;
+    PetscBool   set, ok = PETSC_FALSE;
+    if (o.product && !product) continue;
+    PetscCall(PetscOptionsGetString(obj->options, obj->prefix, opt, text, sizeof(text), &set));
+    if (!set) continue;
+    errno = 0;
+    switch (o.kind) {
+    case kOptionInteger: {
+      const long long v = std::strtoll(text, &end, 10);
+      PetscCheck(end != text && *end == '\0', comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is not an integer", prefix, opt + 1, text);
+      PetscCheck(errno != ERANGE && v >= PETSC_MIN_INT && v <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is out of range: beyond the PetscInt range [%" PetscInt_FMT ", %" PetscInt_FMT "]", prefix, opt + 1, text, PETSC_MIN_INT, PETSC_MAX_INT);
+    } break;
+    case kOptionReal:
+      (void)std::strtod(text, &end);
+      PetscCheck(end != text && *end == '\0', comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is not a number", prefix, opt + 1, text);
+      break;
+    case kOptionBool:
+      for (const char *b : bools) {
+        PetscBool same;
+        PetscCall(PetscStrcasecmp(text, b, &same));
+        ok = (PetscBool)(ok || same);
+      }
+      PetscCheck(ok, comm, PETSC_ERR_ARG_WRONG, "-%s%s %s is not a logical value (true, false, yes, no, on, off, 1, 0)", prefix, opt + 1, text);
+      break;
+    }
+  }
+  PetscFunctionReturn(0);
+}
 
 /*
    The tunables of the orderings (-mat_cluster_reorder_*), read inside the caller's options block
@@ -113,6 +181,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   topk      = o.clustering.hierarchical_topk;
   threads   = o.num_threads;
   MatClusterOrderingValues ordering = MatClusterOrderingValuesDefault_Private(o.ordering);
+  PetscCall(MatClusterOptionsCheckValues_Private((PetscObject)C, PETSC_TRUE));
   PetscOptionsBegin(comm, ((PetscObject)C)->prefix, "petsc-cluster SpGEMM options (C = A*B)", "Mat");
   PetscCall(PetscOptionsInt("-mat_cluster_size", "Rows per cluster (cluster_fixed) or maximum cluster size (cluster_variable, cluster_hierarchical, cluster), 1..64", "PetscClusterInitializePackage", size, &size, NULL));
   PetscCall(PetscOptionsReal("-mat_cluster_jaccard_threshold", "Minimum Jaccard similarity for a row to join a cluster, [0,1]", "PetscClusterInitializePackage", threshold, &threshold, NULL));
@@ -137,7 +206,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
     }
     PetscCheck(found, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-%smat_cluster_accumulator %s is unknown: valid choices are auto, hash, dense", prefix, accname);
   }
-  PetscCheck(threads >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_threads %" PetscInt_FMT " is out of range: must be >= 0 (0 means the OpenMP default)", prefix, threads);
+  PetscCheck(threads >= 0 && threads <= pcluster::kMaxThreads, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smat_cluster_threads %" PetscInt_FMT " is out of range: must be in [0, %d] (0 means the OpenMP default)", prefix, threads, pcluster::kMaxThreads);
   if (reorderset) {
     try {
       o.reorder = pcluster::ordering_from_string(reordername);

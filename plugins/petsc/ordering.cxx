@@ -37,6 +37,7 @@ static PetscErrorCode MatGetOrdering_Cluster(Mat mat, MatOrderingType type, IS *
 
   PetscFunctionBegin;
   PetscClusterCallCXX(comm, "ordering name", ord = pcluster::ordering_from_string(std::string(type + sizeof(MatClusterOrderingPrefix) - 1)));
+  PetscCall(MatClusterOptionsCheckValues_Private((PetscObject)mat, PETSC_FALSE));
   PetscOptionsBegin(comm, ((PetscObject)mat)->prefix, "petsc-cluster ordering options", "Mat");
   PetscCall(MatClusterOrderingOptionsRead_Private(PetscOptionsObject, "MatGetOrdering", &values));
   PetscOptionsEnd();

@@ -45,6 +45,9 @@ static inline PetscInt64    MatClusterKiB(pcluster::Count bytes)
 {
   return (PetscInt64)((bytes + 1023) / 1024);
 }
+/* The text of our numeric and boolean options under obj's prefix (the products' too if product):
+   a value PETSc would truncate or could not read is an error naming the option */
+PETSC_INTERN PetscErrorCode MatClusterOptionsCheckValues_Private(PetscObject obj, PetscBool product);
 /* The -mat_cluster_reorder_* tunables, shared by the products and the pcluster_<name> orderings:
    read inside an open options block, then checked (errors name the option) into OrderingOptions */
 struct MatClusterOrderingValues {
@@ -71,7 +74,7 @@ PETSC_INTERN PetscErrorCode MatSeqAIJGetCsrView_Cluster(Mat M, const char name[]
 PETSC_INTERN std::uint64_t  MatClusterPatternHashOf_Private(const pcluster::CsrView<PetscInt, PetscScalar> &M);
 /* M's pattern validated and hashed once per nonzero state (a record kept on M) */
 PETSC_INTERN PetscErrorCode MatClusterPatternHash_Private(Mat M, const char name[], const pcluster::CsrView<PetscInt, PetscScalar> &v, std::uint64_t *hash);
-PETSC_INTERN PetscErrorCode MatClusterAdoptStructure_Private(Mat C, Mat *T); /* C takes T's structure, keeps its product, prefix, name */
+PETSC_INTERN PetscErrorCode MatClusterAdoptStructure_Private(Mat C, Mat *T); /* C takes T's structure, keeps its product, prefix, name; *T is destroyed on error */
 
 /* product_mpiaij.cxx: every product type on MATMPIAIJ operands */
 PETSC_INTERN PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C);

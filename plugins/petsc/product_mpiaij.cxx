@@ -279,9 +279,11 @@ static PetscErrorCode MatClusterLocalRowsFetch(Mat A, const LocalRows &a, Mat B,
     R.ncols = (PetscInt)r->global.size();
     R.rowptr.resize((size_t)R.nrows + 1);
     R.rowptr[0] = 0;
+    pcluster::Count nnz = 0; /* own rows and fetched rows: each fits PetscInt, their sum need not */
     for (PetscInt i = 0; i < R.nrows; ++i) {
       const PetscInt fi = i < r->own_row0 ? i : i - m; /* fetched row, for rows outside the own block */
-      R.rowptr[i + 1] = R.rowptr[i] + (i >= r->own_row0 && i < r->own_row0 + m ? b.d.row_length(i - r->own_row0) + b.o.row_length(i - r->own_row0) : f.row_length(fi));
+      nnz += i >= r->own_row0 && i < r->own_row0 + m ? b.d.row_length(i - r->own_row0) + b.o.row_length(i - r->own_row0) : f.row_length(fi);
+      R.rowptr[i + 1] = pcluster::checked_index<PetscInt>(nnz, "nnz of B's rows for A's columns");
     }
     R.colidx.resize((size_t)R.rowptr[R.nrows]);
     R.values.resize((size_t)R.rowptr[R.nrows]);
@@ -371,6 +373,20 @@ static PetscErrorCode MatClusterCheckStampsMPIAIJ(MPI_Comm comm, int nops, const
   PetscFunctionReturn(0);
 }
 
+/* Every operand assembled on every rank: MatSetValues() leaves a matrix unassembled on the ranks
+   that called it only, and a rank that stopped alone would leave the others waiting */
+static PetscErrorCode MatClusterCheckAssembledMPIAIJ(MPI_Comm comm, int nops, const Mat mats[], const char *const names[])
+{
+  int mine = nops, first;
+
+  PetscFunctionBegin;
+  for (int k = nops - 1; k >= 0; --k)
+    if (!mats[k]->assembled) mine = k;
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  PetscCheck(first == nops, comm, PETSC_ERR_ARG_WRONGSTATE, "petsc-cluster: matrix %s must be assembled (MatAssemblyBegin/End)", names[first]);
+  PetscFunctionReturn(0);
+}
+
 /* Collective check that two layouts agree (global size and this rank's range, on every rank) */
 static PetscErrorCode MatClusterCheckLayouts(MPI_Comm comm, PetscLayout a, const char aname[], PetscLayout b, const char bname[], MatProductType type)
 {
@@ -381,6 +397,31 @@ static PetscErrorCode MatClusterCheckLayouts(MPI_Comm comm, PetscLayout a, const
   PetscCheck(all, comm, PETSC_ERR_ARG_SIZ, "petsc-cluster %s: the %s (global %" PetscInt_FMT ") and the %s (global %" PetscInt_FMT ") must have the same size and parallel layout (this rank: [%" PetscInt_FMT ", %" PetscInt_FMT ") and [%" PetscInt_FMT ", %" PetscInt_FMT "))",
              MatProductTypes[type], aname, a->N, bname, b->N, a->rstart, a->rend, b->rstart, b->rend);
   PetscFunctionReturn(0);
+}
+
+/*
+   An error raised on some ranks only (a local product whose nnz overflows PetscInt or runs out of
+   memory) must reach every rank before the next collective call, or the others wait in it forever.
+   Every rank passes the error code of the local work it just did (0: none); then all ranks fail
+   together: those with an error with their own, the others naming the rank that failed.
+*/
+static PetscErrorCode MatClusterAllRanks(MPI_Comm comm, PetscErrorCode ierr, const char what[])
+{
+  struct {
+    int code, rank;
+  } mine, worst;
+  PetscMPIInt rank;
+  const char *text = NULL;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  mine.code = (int)ierr;
+  mine.rank = (int)rank;
+  PetscCallMPI(MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, comm));
+  if (!worst.code) PetscFunctionReturn(0);
+  PetscCall(ierr); /* this rank's own error: its traceback goes on */
+  PetscCall(PetscErrorMessage((PetscErrorCode)worst.code, &text, NULL));
+  SETERRQ(comm, (PetscErrorCode)worst.code, "petsc-cluster %s failed on rank %d: %s (that rank's message says why)", what, worst.rank, text ? text : "");
 }
 
 static PetscErrorCode MatClusterSplitStorageDestroy(void *ctx)
@@ -528,7 +569,14 @@ static SplitStorage *MatClusterMergeRows(const Csr &R, PetscInt own_row0, const 
     s->di[i + 1] = nd;
     s->oi[i + 1] = no;
   }
-  for (PetscInt i = 0; i < m; ++i) s->di[i + 1] += s->di[i], s->oi[i + 1] += s->oi[i];
+  { /* own rows, rows from other ranks and the diagonal: each fits PetscInt, their union need not */
+    pcluster::Count nd = 0, no = 0;
+    for (PetscInt i = 0; i < m; ++i) {
+      nd += s->di[i + 1], no += s->oi[i + 1];
+      s->di[i + 1] = pcluster::checked_index<PetscInt>(nd, "nnz of C's diagonal block on this rank");
+      s->oi[i + 1] = pcluster::checked_index<PetscInt>(no, "nnz of C's off-diagonal block on this rank");
+    }
+  }
   s->dj.allocate((size_t)s->di[m]);
   s->oj.allocate((size_t)s->oi[m]);
   s->da.allocate((size_t)s->di[m]);
@@ -564,7 +612,7 @@ static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, Pets
   const PetscInt m = rmap->n, M = rmap->N, n = cmap->n, N = cmap->N, rstart = rmap->rstart, cstart = cmap->rstart, cend = cmap->rend;
   Blocks         rb;
   SplitStorage  *st = NULL;
-  PetscContainer container;
+  PetscContainer container = NULL;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
@@ -572,7 +620,7 @@ static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, Pets
 
   if (has_remote) { /* R's rows owned by other ranks: PETSc's COO assembly sums them on their owners */
     std::vector<PetscInt> ci, cj;
-    PetscClusterCallCXX(comm, "assembling C", {
+    PetscCall(MatClusterAllRanks(comm, PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, "assembling C", [&]() {
       for (PetscInt i = 0; i < R.nrows; ++i) {
         if (i == own_row0) i += m;
         if (i >= R.nrows) break;
@@ -582,7 +630,7 @@ static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, Pets
         }
       }
       MatClusterRemoteValues(R, own_row0, m, out->remote_values);
-    });
+    }), "assembling C"));
     PetscCall(MatCreate(comm, &out->remote));
     PetscCall(MatSetSizes(out->remote, m, n, M, N));
     PetscCall(MatSetType(out->remote, MATMPIAIJ));
@@ -591,17 +639,24 @@ static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, Pets
     PetscCall(MatClusterGetBlocks(out->remote, &rb));
   }
 
-  PetscClusterCallCXX(comm, "assembling C", st = MatClusterMergeRows(R, own_row0, col_global, own_col0, has_remote ? &rb : nullptr, force_diagonal, m, rstart, cstart, cend, N, out));
+  PetscCall(MatClusterAllRanks(comm, PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, "assembling C", [&]() { st = MatClusterMergeRows(R, own_row0, col_global, own_col0, has_remote ? &rb : nullptr, force_diagonal, m, rstart, cstart, cend, N, out); }), "assembling C"));
   out->own_col0 = own_col0;
-  ierr          = MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, st->di.data(), st->dj.data(), st->da.data(), st->oi.data(), st->oj.data(), st->oa.data(), T);
-  if (ierr) delete st;
-  PetscCall(ierr);
-  ierr = PetscContainerCreate(comm, &container);
-  if (ierr) delete st;
-  PetscCall(ierr);
-  PetscCall(PetscContainerSetPointer(container, st));
-  PetscCall(PetscContainerSetUserDestroy(container, MatClusterSplitStorageDestroy));
-  PetscCall(PetscObjectCompose((PetscObject)*T, "MatClusterSplitStorage", (PetscObject)container)); /* T owns the arrays */
+  /* T, the container and the arrays are freed on every error path (T does not own the arrays, so T goes first) */
+  ierr = [&]() -> PetscErrorCode {
+    PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, st->di.data(), st->dj.data(), st->da.data(), st->oi.data(), st->oj.data(), st->oa.data(), T));
+    PetscCall(PetscContainerCreate(comm, &container));
+    PetscCall(PetscContainerSetUserDestroy(container, MatClusterSplitStorageDestroy));
+    PetscCall(PetscContainerSetPointer(container, st));
+    st = NULL; /* the container's now */
+    PetscCall(PetscObjectCompose((PetscObject)*T, "MatClusterSplitStorage", (PetscObject)container)); /* T owns the arrays */
+    return 0;
+  }();
+  if (ierr) {
+    (void)MatDestroy(T);
+    (void)PetscContainerDestroy(&container);
+    delete st;
+    PetscCall(ierr);
+  }
   PetscCall(PetscContainerDestroy(&container));
   PetscCall(MatClusterResultValues(*out, R, *T));
   PetscCall(MatAssemblyBegin(*T, MAT_FINAL_ASSEMBLY));
@@ -649,7 +704,7 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   MPI_Comm                          comm = PetscObjectComm((PetscObject)A);
   Mat                               right = NULL, P = NULL;
   PetscLayout                       rmap, cmap;
-  PetscLogDouble                    t0, t1, t2, t3;
+  PetscLogDouble                    t0, t1 = 0, t2, t3;
   std::vector<pcluster::BlockSizes> bs(2);
   const auto                        bsof = [](Mat X) { return pcluster::BlockSizes{(int)PetscAbs(X->rmap->bs), (int)PetscAbs(X->cmap->bs)}; };
 
@@ -666,39 +721,43 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   d->has_at = type == MATPRODUCT_AtB || type == MATPRODUCT_PtAP || type == MATPRODUCT_RARt;
   if (type == MATPRODUCT_PtAP || type == MATPRODUCT_RARt) P = right;
 
-  /* The local pieces */
-  PetscCall(MatClusterLocalRowsOwn(A, &d->a));
-  if (d->has_ab) PetscCall(MatClusterLocalRowsFetch(A, d->a, right, &d->right));
-  else PetscCall(MatClusterLocalRowsOwn(B, &d->right));
-  if (P) PetscCall(MatClusterLocalRowsOwn(P, &d->p));
-  PetscCall(PetscTime(&t1));
+  /* The local pieces and products. Only MatCreateSubMatrices in the fetch is collective: the work
+     before and after it is local, and an error there reaches every rank (MatClusterAllRanks). */
+  PetscCall(MatClusterAllRanks(comm, MatClusterLocalRowsOwn(A, &d->a), "symbolic phase"));
+  PetscCall(MatClusterAllRanks(comm, [&]() -> PetscErrorCode {
+    if (d->has_ab) PetscCall(MatClusterLocalRowsFetch(A, d->a, right, &d->right));
+    else PetscCall(MatClusterLocalRowsOwn(B, &d->right));
+    if (P) PetscCall(MatClusterLocalRowsOwn(P, &d->p));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscLogEventBegin(MAT_ClusterSym, A, B, 0, 0));
 
-  /* The local products (the operands come from PETSc's assembled blocks: sorted, in range) */
-  pcluster::SpgemmOptions o = opts;
-  o.check_operands          = false;
-  o.include_diagonal        = false; /* C's global diagonal: added by the assembly */
-  PetscCall(PetscLogEventBegin(MAT_ClusterSym, A, B, 0, 0));
-  if (d->has_ab) {
-    bs[0] = bsof(A);
-    bs[1] = bsof(right);
-    PetscClusterCallCXX(comm, "symbolic phase", {
-      d->ab_plan  = Plan::symbolic(pcluster::ProductType::AB, {d->a.csr.view(), d->right.csr.view()}, o, d->ab.rowptr, d->ab.colidx, fuse ? &d->ab.values : nullptr, bs);
-      d->ab.nrows = d->a.csr.nrows;
-      d->ab.ncols = d->right.csr.ncols;
-      if (!fuse) d->ab.values.assign(d->ab.colidx.size(), 0);
-    });
-  }
-  if (d->has_at) {
-    const Csr &x = P ? d->p.csr : d->a.csr, &y = P ? d->ab : d->right.csr;
-    bs[0]        = bsof(P ? P : A);
-    bs[1]        = P ? bsof(right) : bsof(B);
-    PetscClusterCallCXX(comm, "symbolic phase", {
-      d->at_plan  = Plan::symbolic(pcluster::ProductType::AtB, {x.view(), y.view()}, o, d->at.rowptr, d->at.colidx, fuse ? &d->at.values : nullptr, bs);
-      d->at.nrows = x.ncols;
-      d->at.ncols = y.ncols;
-      if (!fuse) d->at.values.assign(d->at.colidx.size(), 0);
-    });
-  }
+    /* The local products (the operands come from PETSc's assembled blocks: sorted, in range) */
+    pcluster::SpgemmOptions o = opts;
+    o.check_operands          = false;
+    o.include_diagonal        = false; /* C's global diagonal: added by the assembly */
+    if (d->has_ab) {
+      bs[0] = bsof(A);
+      bs[1] = bsof(right);
+      PetscClusterCallCXX(comm, "symbolic phase", {
+        d->ab_plan  = Plan::symbolic(pcluster::ProductType::AB, {d->a.csr.view(), d->right.csr.view()}, o, d->ab.rowptr, d->ab.colidx, fuse ? &d->ab.values : nullptr, bs);
+        d->ab.nrows = d->a.csr.nrows;
+        d->ab.ncols = d->right.csr.ncols;
+        if (!fuse) d->ab.values.assign(d->ab.colidx.size(), 0);
+      });
+    }
+    if (d->has_at) {
+      const Csr &x = P ? d->p.csr : d->a.csr, &y = P ? d->ab : d->right.csr;
+      bs[0]        = bsof(P ? P : A);
+      bs[1]        = P ? bsof(right) : bsof(B);
+      PetscClusterCallCXX(comm, "symbolic phase", {
+        d->at_plan  = Plan::symbolic(pcluster::ProductType::AtB, {x.view(), y.view()}, o, d->at.rowptr, d->at.colidx, fuse ? &d->at.values : nullptr, bs);
+        d->at.nrows = x.ncols;
+        d->at.ncols = y.ncols;
+        if (!fuse) d->at.values.assign(d->at.colidx.size(), 0);
+      });
+    }
+    return 0;
+  }(), "symbolic phase"));
   if (fuse) PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)((d->has_ab ? d->ab_plan.flops() : 0) + (d->has_at ? d->at_plan.flops() : 0))));
   PetscCall(PetscLogEventEnd(MAT_ClusterSym, A, B, 0, 0));
   {
@@ -745,15 +804,15 @@ static PetscErrorCode MatClusterMPIProductNumeric(MatProductCluster_MPIAIJ *d, M
   PetscCall(MatClusterLocalRowsRefresh(d->has_ab ? right : B, &d->right));
   if (P) PetscCall(MatClusterLocalRowsRefresh(P, &d->p));
   PetscCall(PetscLogEventBegin(MAT_ClusterNum, A, B, out, 0));
-  if (d->has_ab) PetscClusterCallCXX(comm, "numeric phase", d->ab_plan.numeric({d->a.csr.view(), d->right.csr.view()}, d->ab.view(), d->ab.values.data()));
-  if (d->has_at) PetscClusterCallCXX(comm, "numeric phase", d->at_plan.numeric({P ? d->p.csr.view() : d->a.csr.view(), P ? d->ab.view() : d->right.csr.view()}, d->at.view(), d->at.values.data()));
+  const Csr &R = d->result();
+  PetscCall(MatClusterAllRanks(comm, PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, "numeric phase", [&]() {
+    if (d->has_ab) d->ab_plan.numeric({d->a.csr.view(), d->right.csr.view()}, d->ab.view(), d->ab.values.data());
+    if (d->has_at) d->at_plan.numeric({P ? d->p.csr.view() : d->a.csr.view(), P ? d->ab.view() : d->right.csr.view()}, d->at.view(), d->at.values.data());
+    if (d->out.remote) MatClusterRemoteValues(R, d->out.own_row0, out->rmap->n, d->out.remote_values);
+  }), "numeric phase"));
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)((d->has_ab ? d->ab_plan.flops() : 0) + (d->has_at ? d->at_plan.flops() : 0))));
   PetscCall(PetscLogEventEnd(MAT_ClusterNum, A, B, out, 0));
-  const Csr &R = d->result();
-  if (d->out.remote) {
-    PetscCall(PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, "numeric phase", [&]() { MatClusterRemoteValues(R, d->out.own_row0, out->rmap->n, d->out.remote_values); }));
-    PetscCall(MatSetValuesCOO(d->out.remote, d->out.remote_values.data(), INSERT_VALUES));
-  }
+  if (d->out.remote) PetscCall(MatSetValuesCOO(d->out.remote, d->out.remote_values.data(), INSERT_VALUES));
   PetscCall(MatClusterResultValues(d->out, R, out));
   PetscCall(MatAssemblyBegin(out, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(out, MAT_FINAL_ASSEMBLY));
@@ -815,6 +874,7 @@ static PetscErrorCode MatProductNumeric_MPIAIJ_Cluster(Mat C)
   PetscCheck(product && product->data, comm, PETSC_ERR_ARG_WRONGSTATE, "petsc-cluster: the symbolic phase of this product is missing (was MatProductClear() called?)");
   auto *d = static_cast<MatProductCluster_MPIAIJ *>(product->data);
   MatClusterMPIOperands(C, mats, names);
+  PetscCall(MatClusterCheckAssembledMPIAIJ(comm, d->nops, mats, names));
   PetscCall(MatClusterCheckStampsMPIAIJ(comm, d->nops, mats, names, d->stamp));
   if (d->values_from_symbolic) { /* first numeric after a fused symbolic phase */
     PetscBool unchanged = PETSC_TRUE, all;
@@ -855,8 +915,8 @@ PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C)
     PetscCheck(mats[k], comm, PETSC_ERR_ARG_NULL, "petsc-cluster: operand %s of the product is missing", names[k]);
     PetscCall(PetscObjectTypeCompare((PetscObject)mats[k], MATMPIAIJ, &mpi));
     PetscCheck(mpi, comm, PETSC_ERR_ARG_WRONG, "petsc-cluster: operand %s must be %s (got %s)", names[k], MATMPIAIJ, ((PetscObject)mats[k])->type_name);
-    PetscCheck(mats[k]->assembled, comm, PETSC_ERR_ARG_WRONGSTATE, "petsc-cluster: matrix %s must be assembled (MatAssemblyBegin/End)", names[k]);
   }
+  PetscCall(MatClusterCheckAssembledMPIAIJ(comm, type == MATPRODUCT_ABC ? 3 : 2, mats, names));
   Mat A = mats[0], B = mats[1];
   switch (type) { /* the layouts the local pieces rely on, as PETSc's MPI algorithms require them */
   case MATPRODUCT_AB:

@@ -255,9 +255,9 @@ static PetscErrorCode MatClusterCsrStorageDestroy(void *ctx)
 */
 static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, PetscInt m, PetscInt n, PetscInt rbs, PetscInt cbs, std::vector<PetscInt> &ci, std::vector<PetscInt> &cj, std::vector<PetscScalar> &cv)
 {
-  MatClusterCsrStorage *storage = NULL;
-  PetscContainer        container;
-  Mat                   T;
+  MatClusterCsrStorage *storage   = NULL;
+  PetscContainer        container = NULL;
+  Mat                   T         = NULL;
   PetscErrorCode        ierr;
 
   PetscFunctionBegin;
@@ -272,18 +272,26 @@ static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, PetscInt m, PetscInt 
     if (st->j.empty()) st->j.push_back(0); /* non-NULL array for an empty C */
     storage = st.release();
   });
-  ierr = MatCreateSeqAIJWithArrays(PetscObjectComm((PetscObject)C), m, n, storage->i.data(), storage->j.data(), storage->a, &T);
-  if (ierr) delete storage;
-  PetscCall(ierr);
-  ierr = PetscContainerCreate(PetscObjectComm((PetscObject)C), &container);
-  if (ierr) delete storage;
-  PetscCall(ierr);
-  PetscCall(PetscContainerSetPointer(container, storage));
-  PetscCall(PetscContainerSetUserDestroy(container, MatClusterCsrStorageDestroy));
-  PetscCall(PetscObjectCompose((PetscObject)T, "MatClusterCsrStorage", (PetscObject)container)); /* T (then C) owns the arrays */
+  /* T, the container and the arrays are freed on every error path (T does not own the arrays, so
+     T goes first) */
+  ierr = [&]() -> PetscErrorCode {
+    PetscCall(MatCreateSeqAIJWithArrays(PetscObjectComm((PetscObject)C), m, n, storage->i.data(), storage->j.data(), storage->a, &T));
+    PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)C), &container));
+    PetscCall(PetscContainerSetUserDestroy(container, MatClusterCsrStorageDestroy));
+    PetscCall(PetscContainerSetPointer(container, storage));
+    storage = NULL; /* the container's now */
+    PetscCall(PetscObjectCompose((PetscObject)T, "MatClusterCsrStorage", (PetscObject)container)); /* T (then C) owns the arrays */
+    PetscCall(MatSetBlockSizes(T, rbs, cbs));
+    PetscCall(MatSetOption(T, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+    return 0;
+  }();
+  if (ierr) {
+    (void)MatDestroy(&T);
+    (void)PetscContainerDestroy(&container);
+    delete storage;
+    PetscCall(ierr);
+  }
   PetscCall(PetscContainerDestroy(&container));
-  PetscCall(MatSetBlockSizes(T, rbs, cbs));
-  PetscCall(MatSetOption(T, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
   PetscCall(MatClusterAdoptStructure_Private(C, &T));
   PetscFunctionReturn(0);
 }
@@ -299,18 +307,23 @@ PetscErrorCode MatClusterAdoptStructure_Private(Mat C, Mat *T)
   PetscErrorCode  ierr;
 
   PetscFunctionBegin;
-  if (((PetscObject)C)->prefix) PetscCall(PetscStrallocpy(((PetscObject)C)->prefix, &prefix));
-  if (((PetscObject)C)->name) PetscCall(PetscStrallocpy(((PetscObject)C)->name, &name));
-  C->product = NULL; /* not destroyed with C's old header */
-  ierr       = MatHeaderReplace(C, T);
-  C->product = product;
+  ierr = [&]() -> PetscErrorCode {
+    if (((PetscObject)C)->prefix) PetscCall(PetscStrallocpy(((PetscObject)C)->prefix, &prefix));
+    if (((PetscObject)C)->name) PetscCall(PetscStrallocpy(((PetscObject)C)->name, &name));
+    C->product = NULL; /* not destroyed with C's old header */
+    const PetscErrorCode replaced = MatHeaderReplace(C, T);
+    C->product = product;
+    PetscCall(replaced);
+    ((PetscObject)C)->options = options;
+    C->force_diagonals        = force_diagonals; /* MatSetOption(C, MAT_FORCE_DIAGONAL_ENTRIES) made before the product */
+    PetscCall(PetscObjectSetOptionsPrefix((PetscObject)C, prefix));
+    if (name) PetscCall(PetscObjectSetName((PetscObject)C, name));
+    return 0;
+  }();
+  (void)PetscFree(prefix);
+  (void)PetscFree(name);
+  if (ierr) (void)MatDestroy(T); /* not taken by C (MatHeaderReplace empties *T when it does) */
   PetscCall(ierr);
-  ((PetscObject)C)->options = options;
-  C->force_diagonals        = force_diagonals; /* MatSetOption(C, MAT_FORCE_DIAGONAL_ENTRIES) made before the product */
-  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)C, prefix));
-  if (name) PetscCall(PetscObjectSetName((PetscObject)C, name));
-  PetscCall(PetscFree(prefix));
-  PetscCall(PetscFree(name));
   PetscFunctionReturn(0);
 }
 

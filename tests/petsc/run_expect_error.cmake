@@ -2,13 +2,16 @@
 # and that its error message (stdout+stderr without PETSc's echo of the options) matches every
 # regex given as EXPECT1..EXPECT9 (all must match, in any order).
 #
-#   cmake -DEXE=prog -DARGS="a|b|c" -DEXPECT1=regex [-DEXPECT2=regex ...] [-DALLOW_SUCCESS=ON] -P run_expect_error.cmake
+#   cmake -DEXE=prog -DARGS="a|b|c" -DEXPECT1=regex [-DEXPECT2=regex ...] [-DALLOW_SUCCESS=ON]
+#         [-DEXIT_CODE=n] [-DLAUNCH="mpiexec|-n|2"] -P run_expect_error.cmake
 #
 # ALLOW_SUCCESS: exit code 0 is also a pass (input whose validity is a design choice: if it is
-# rejected, the message must still be right).
+# rejected, the message must still be right). EXIT_CODE: the exit code must be n (PETSc aborts
+# with the error code of an error raised in main). LAUNCH: the program runs under this launcher.
 cmake_minimum_required(VERSION 3.18)
 string(REPLACE "|" ";" _args "${ARGS}")
-execute_process(COMMAND ${EXE} ${_args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(REPLACE "|" ";" _launch "${LAUNCH}")
+execute_process(COMMAND ${_launch} ${EXE} ${_args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}\n${err}")
 message("---- output of ${EXE} ${ARGS} (exit ${rc}) ----\n${all}")
 # Only the error message itself counts: PETSc echoes the command line in its "Option Table"
@@ -29,6 +32,9 @@ endif()
 if(NOT rc MATCHES "^[0-9]+$")
   # A crash ("Segmentation fault", "Child aborted") is not a clean error.
   message(FATAL_ERROR "FAILED: the program did not exit cleanly: ${rc}")
+endif()
+if(DEFINED EXIT_CODE AND NOT rc EQUAL EXIT_CODE)
+  message(FATAL_ERROR "FAILED: exit code ${rc}, expected ${EXIT_CODE}")
 endif()
 if(all MATCHES "Caught signal")
   message(FATAL_ERROR "FAILED: the program crashed (PETSc caught a signal) instead of raising an error")

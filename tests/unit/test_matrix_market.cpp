@@ -161,6 +161,36 @@ TEST_CASE("Matrix Market: a value beyond float's range is an error for a float m
   CHECK(parse_matrix_market<std::int32_t, float>(kGeneral + "1 1 1\n1 1 3.4e38\n", "f.mtx").values[0] == 3.4e38f);
 }
 
+TEST_CASE("Matrix Market: more malformed input, each on its line", "[mm]")
+{
+  expect_error("%%MatrixMarket matrix sparse real general\n2 2 1\n1 1 1\n", 1, "format 'sparse'");
+  expect_error("%%MatrixMarket matrix coordinate quaternion general\n1 1 1\n1 1 1\n", 1, "field 'quaternion'");
+  expect_error("%%MatrixMarket matrix\n", 1, "bad banner"); // banner cut short
+  expect_error(kGeneral + "2 2\n1 1 1\n", 2, "bad size line '2 2'");
+  expect_error(kGeneral + "2 2 1 4\n1 1 1\n", 2, "bad size line");
+  expect_error(kGeneral + "2 2 -1\n", 2, "negative");
+  expect_error(kGeneral + "2 2 3000000000\n1 1 1\n", 2, "stored entries after mirroring = 3000000000 does not fit");
+  expect_error("%%MatrixMarket matrix coordinate real symmetric\n2 2 1500000000\n1 1 1\n", 2, "stored entries after mirroring = 3000000000");
+  expect_error(kGeneral + "2 2 99999999999999999999\n", 2, "bad size line"); // beyond 64 bits
+  expect_error(kGeneral + "2 2 1\n-1 1 1\n", 3, "index (-1, 1) out of range");
+  expect_error(kGeneral + "2 2 1\n99999999999999999999 1 1\n", 3, "two integer indices");
+  expect_error(kGeneral + "2 2 1\n1 1 inf\n", 3, "not a finite real");
+  expect_error(kGeneral + "2 2 1\n1 1 1e400\n", 3, "not a finite real"); // overflows double
+  expect_error(kGeneral + "2 2 1\n1 1 0x1p3\n", 3, "not a finite real");
+  expect_error(kGeneral + "2 2 2\n1 1 1\n\n% a comment\n2", 6, "two integer indices"); // last line cut
+  expect_error("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 99999999999999999999\n", 3, "not an integer");
+  expect_error("%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1\n1 3 1\n", 4, "out of range");
+}
+
+TEST_CASE("Matrix Market: accepted layouts around the entries", "[mm]")
+{
+  // Windows line ends, blank lines and comments between the entries, no newline at the end.
+  const auto A = parse_matrix_market<std::int32_t, double>(kGeneral + "% c\r\n2 3 2\r\n\r\n1 3 2.5\r\n% between\n2 1 -1", "layouts.mtx");
+  CHECK(A.nrows == 2);
+  CHECK(A.ncols == 3);
+  CHECK(entries(A) == std::map<std::pair<long long, long long>, double>{{{0, 2}, 2.5}, {{1, 0}, -1.0}});
+}
+
 TEMPLATE_TEST_CASE("Matrix Market: write then read gives the same matrix", "[mm]", float, double)
 {
   using V = TestType;

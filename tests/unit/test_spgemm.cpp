@@ -3,6 +3,7 @@
 #include "reference.hpp"
 
 #include "pcluster/generators.hpp"
+#include "pcluster/product.hpp"
 #include "pcluster/spgemm.hpp"
 
 #include <catch2/catch.hpp>
@@ -451,6 +452,25 @@ TEST_CASE("invalid clustering options are rejected by the plan", "[spgemm][error
   o.clustering.cluster_size = 8;
   o.clustering.jaccard_threshold = 1.5;
   CHECK_THROWS_AS((SpgemmPlan<I, double>::symbolic(A.view(), A.view(), o, ci, cj)), std::invalid_argument);
+}
+
+TEST_CASE("num_threads outside [0, kMaxThreads] is rejected before a team is started", "[spgemm][errors]")
+{
+  using I = std::int32_t;
+  const auto A = pctest::to_csr<I>(pctest::random_matrix(300, 300, 0.3, 1)); // enough work for a parallel region
+  std::vector<I> ci, cj;
+  for (int t : {-1, kMaxThreads + 1, 2147483647}) {
+    SpgemmOptions o;
+    o.num_threads = t;
+    INFO("num_threads " << t);
+    try {
+      SpgemmPlan<I, double>::symbolic(A.view(), A.view(), o, ci, cj);
+      FAIL("no exception");
+    } catch (const std::invalid_argument &e) {
+      CHECK(std::string(e.what()).find("num_threads") != std::string::npos);
+    }
+    CHECK_THROWS_AS((ProductPlan<I, double>::symbolic(ProductType::PtAP, {A.view(), A.view()}, o, ci, cj)), std::invalid_argument);
+  }
 }
 
 TEST_CASE("to_string names the enumerators", "[spgemm]")
