@@ -4,7 +4,8 @@
 # builds different levels, or does not converge. The 'hypre' row (PETSc's own -matptap_via hypre)
 # is printed but not checked.
 if(TARGET amg_setup)
-  set(_amg_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=2;OMP_WAIT_POLICY=passive;PETSC_OPTIONS=")
+  set(_amg_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=2;OMP_WAIT_POLICY=passive;PETSC_OPTIONS="
+    ${PCLUSTER_SANITIZER_ENV})
   set(_amg_cases
     # the README's job at a small size: both problems, both preconditioners, cluster, re-setup
     "small|-n|8|-check"
