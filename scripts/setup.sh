@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config petsc-dev libpetsc3.18-dev-examples libhypre-dev libmetis-dev
           libsuitesparse-dev libtrilinos-zoltan-dev catch2 libopenmpi-dev openmpi-bin libgraphblas-dev
-          python3-matplotlib)
+          python3-matplotlib valgrind)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
