@@ -68,9 +68,8 @@ static const char help[] =
 #include <petsctime.h>
 #include <petsccluster.h>
 
+#include "peak_memory.hpp"
 #include "problem.hpp"
-
-#include <malloc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -90,38 +89,6 @@ const std::vector<std::string> kPetscMPIAlgsAB   = {"scalable", "nonscalable", "
 const std::vector<std::string> kPetscMPIAlgsPtAP = {"scalable", "nonscalable", "allatonce", "allatonce_merged", "backend", "hypre"};
 
 bool Contains(const std::vector<std::string> &v, const std::string &s) { return std::find(v.begin(), v.end(), s) != v.end(); }
-
-/* ------------------------------------------------------------------------------------------ */
-/* Memory                                                                                      */
-
-/* A field of /proc/self/status in MB (VmRSS, VmHWM), or NaN if it cannot be read */
-double StatusMB(const char *field)
-{
-  char        line[256];
-  double      mb  = std::nan("");
-  std::size_t len = std::strlen(field);
-  std::FILE  *fp  = std::fopen("/proc/self/status", "r");
-  if (!fp) return mb;
-  while (std::fgets(line, sizeof line, fp))
-    if (!std::strncmp(line, field, len) && line[len] == ':') {
-      mb = std::atof(line + len + 1) / 1024.0; /* kB */
-      break;
-    }
-  std::fclose(fp);
-  return mb;
-}
-
-/* Returns free heap memory to the OS, resets VmHWM to VmRSS, and returns VmRSS in MB (NaN if the
-   peak cannot be reset) */
-double ResetPeak()
-{
-  malloc_trim(0);
-  std::FILE *fp = std::fopen("/proc/self/clear_refs", "w");
-  if (!fp) return std::nan("");
-  const bool ok = std::fputs("5", fp) >= 0;
-  if (std::fclose(fp) != 0 || !ok) return std::nan("");
-  return StatusMB("VmRSS");
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* The check                                                                                   */

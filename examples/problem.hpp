@@ -227,9 +227,10 @@ inline PetscInt LocalRows(RowLayout layout, PetscInt n, PetscInt bs, PetscMPIInt
   return (share(rank + 1) - share(rank)) * bs;
 }
 
-/* A MATMPIAIJ on comm from the full CSR M (every rank holds M; each takes its rows), rows and columns
-   split by layout when square; a rectangular M's columns are split evenly */
-inline PetscErrorCode MatFromCsrDistributed(MPI_Comm comm, const Csr &M, PetscInt bs, RowLayout layout, Mat *A)
+/* A MATMPIAIJ (or `type`: MATAIJ is SeqAIJ on one rank) on comm from the full CSR M (every rank holds
+   M; each takes its rows), rows and columns split by layout when square; a rectangular M's columns are
+   split evenly */
+inline PetscErrorCode MatFromCsrDistributed(MPI_Comm comm, const Csr &M, PetscInt bs, RowLayout layout, Mat *A, MatType type = MATMPIAIJ)
 {
   PetscMPIInt rank, size;
   PetscInt    m, n, rstart = 0;
@@ -247,7 +248,8 @@ inline PetscErrorCode MatFromCsrDistributed(MPI_Comm comm, const Csr &M, PetscIn
   PetscCall(MatCreate(comm, A));
   PetscCall(MatSetSizes(*A, m, n, M.nrows, M.ncols));
   PetscCall(MatSetBlockSize(*A, bs));
-  PetscCall(MatSetType(*A, MATMPIAIJ));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocationCSR(*A, rowptr.data(), M.colidx.data() + off, M.values.data() + off)); /* the one of A's type acts */
   PetscCall(MatMPIAIJSetPreallocationCSR(*A, rowptr.data(), M.colidx.data() + off, M.values.data() + off));
   PetscFunctionReturn(0);
 }

@@ -28,6 +28,12 @@ static const char help[] =
   "                         MatMatMult(MAT_REUSE_MATRIX); no separate symbolic figure (matptap: -product ptap)\n"
   "  -graphblas_threads <t1,t2,...>  GraphBLAS thread counts, one row each (default: omp_get_max_threads())\n"
   "  -check_tol <tol>       max |C - C_ref| / max |C_ref| allowed (default 1e-12)\n"
+  "  -memory <bool>         measure each algorithm's peak memory (default true; false skips the extra one-shots):\n"
+  "                         peak MB = the resident memory one extra, untimed one-shot product adds at its peak\n"
+  "                         (after the timed runs: malloc_trim(0), VmHWM reset through /proc/self/clear_refs,\n"
+  "                         VmRSS read; after the product VmHWM - VmRSS(before)). It includes C and whatever the\n"
+  "                         algorithm keeps for reuse (ours: transposes, intermediates of PtAP); pages allocated\n"
+  "                         but never touched do not count. GraphBLAS: new + mxm + wait + unpack, the same way.\n"
   "  -json <file>           also write the figures as JSON\n"
   "The row-ordering study (the seed paper's Table 2; C = A*A, -api matproduct):\n"
   "  -study orderings       for each matrix, each ordering and each of our algorithms in -algs (default rowwise,\n"
@@ -83,6 +89,7 @@ static const char help[] =
 #include <petsccluster.h>
 
 #include "pcluster/ordering.hpp"
+#include "peak_memory.hpp"
 #include "problem.hpp"
 
 #include <algorithm>
@@ -127,6 +134,7 @@ struct Figures {
   std::string error; /* the algorithm raised an error */
   std::string check; /* empty: passed; else why it failed */
   double      oneshot = kInf, symbolic = kInf, reuse = kInf;
+  double      peak_mb = std::nan(""); /* -memory: resident memory an extra one-shot adds at its peak */
   PetscInt64  nnz_c   = -1;
   double      rel_err = 0; /* max over every compared result */
   PetscInt64  extra_zeros = 0; /* explicit zeros outside the reference pattern (third-party only) */
@@ -219,6 +227,7 @@ struct Settings {
   bool             ptap       = false; /* -product ptap: C = P^T*A*P, B is P */
   PetscInt         reps = 3;
   PetscReal        tol  = 1e-12;
+  bool             memory = true; /* -memory: each algorithm's peak memory, on an extra one-shot */
   std::vector<int> graphblas_threads;
 };
 
@@ -311,6 +320,27 @@ PetscErrorCode TimeMatProduct(Mat A, Mat B, const char *alg, const Settings &s, 
   PetscFunctionReturn(0);
 }
 
+/* -memory: one extra, untimed one-shot product (as timed, through the same API) and the resident
+   memory it adds at its peak (peak_memory.hpp); the product is destroyed */
+PetscErrorCode PeakMemory(Mat A, Mat B, const char *alg, const Settings &s, Figures *f)
+{
+  Mat C = NULL;
+
+  PetscFunctionBegin;
+  if (s.matmatmult && std::string(alg) != "default") PetscCall(PetscOptionsSetValue(NULL, ViaOption(s), alg));
+  const double rss0 = ResetPeak();
+  if (s.matmatmult) PetscCall(OneCallProduct(A, B, MAT_INITIAL_MATRIX, s, &C));
+  else {
+    PetscCall(CreateProduct(A, B, alg, s, &C));
+    PetscCall(MatProductSymbolic(C));
+    PetscCall(MatProductNumeric(C));
+  }
+  f->peak_mb = StatusMB("VmHWM") - rss0;
+  PetscCall(MatDestroy(&C));
+  if (s.matmatmult) PetscCall(PetscOptionsClearValue(NULL, ViaOption(s)));
+  PetscFunctionReturn(0);
+}
+
 #if defined(PCLUSTER_HAVE_GRAPHBLAS)
   #define PetscCallGrB(call) \
     do { \
@@ -340,6 +370,32 @@ PetscErrorCode ImportGraphBLAS(const Csr &M, GrBMatrix *A)
   PetscFunctionReturn(0);
 }
 
+/* C's CSR arrays, unpacked from GraphBLAS (its allocator's memory) */
+struct GrBResult {
+  GrB_Index                     *cp = nullptr, *cj = nullptr;
+  void                          *cx = nullptr;
+  bool                           iso = false;
+  std::unique_ptr<void, GrBFree> hold_p, hold_j, hold_x;
+};
+
+/* C = A*B (B NULL: A*A), m x n, as the caller gets it: sorted CSR arrays */
+PetscErrorCode GraphBLASMultiply(const GrBMatrix &A, const GrBMatrix *B, GrB_Index m, GrB_Index n, GrBResult *R)
+{
+  GrBMatrix C;
+  GrB_Index cp_size, cj_size, cx_size;
+
+  PetscFunctionBegin;
+  PetscCallGrB(GrB_Matrix_new(&C.m, GrB_FP64, m, n));
+  PetscCallGrB(GrB_mxm(C.m, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A.m, B ? B->m : A.m, NULL));
+  PetscCallGrB(GrB_Matrix_wait(C.m, GrB_MATERIALIZE));
+  /* jumbled = NULL asks for sorted columns */
+  PetscCallGrB(GxB_Matrix_unpack_CSR(C.m, &R->cp, &R->cj, &R->cx, &cp_size, &cj_size, &cx_size, &R->iso, NULL, NULL));
+  R->hold_p.reset(R->cp);
+  R->hold_j.reset(R->cj);
+  R->hold_x.reset(R->cx);
+  PetscFunctionReturn(0);
+}
+
 /* Times C = A*B with GrB_mxm(PLUS_TIMES_FP64) on nthreads threads (B = NULL: B is A); the import
    of the operands is not timed. */
 PetscErrorCode TimeGraphBLAS(const Csr &MA, const Csr *MB, int nthreads, const Settings &s, const Reference &ref, Figures *f)
@@ -353,24 +409,20 @@ PetscErrorCode TimeGraphBLAS(const Csr &MA, const Csr *MB, int nthreads, const S
   if (MB) PetscCall(ImportGraphBLAS(*MB, &B));
   PetscCallGrB(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, nthreads));
   for (PetscInt r = 0; r < s.reps; ++r) {
-    GrBMatrix                        C;
-    GrB_Index                       *cp = nullptr, *cj = nullptr, cp_size, cj_size, cx_size;
-    void                            *cx = nullptr;
-    bool                             iso = false;
-    std::unique_ptr<void, GrBFree>   hold_p, hold_j, hold_x;
-
+    GrBResult R;
     PetscCall(PetscTime(&t0));
-    PetscCallGrB(GrB_Matrix_new(&C.m, GrB_FP64, m, n));
-    PetscCallGrB(GrB_mxm(C.m, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A.m, MB ? B.m : A.m, NULL));
-    PetscCallGrB(GrB_Matrix_wait(C.m, GrB_MATERIALIZE));
-    /* jumbled = NULL asks for sorted columns */
-    PetscCallGrB(GxB_Matrix_unpack_CSR(C.m, &cp, &cj, &cx, &cp_size, &cj_size, &cx_size, &iso, NULL, NULL));
+    PetscCall(GraphBLASMultiply(A, MB ? &B : NULL, m, n, &R));
     PetscCall(PetscTime(&t1));
-    hold_p.reset(cp);
-    hold_j.reset(cj);
-    hold_x.reset(cx);
     f->oneshot = std::min(f->oneshot, t1 - t0);
-    if (r == s.reps - 1) Compare(ref, MA.nrows, cp, cj, static_cast<const double *>(cx), iso, 1.0, s.tol, true, "one-shot", f);
+    if (r == s.reps - 1) Compare(ref, MA.nrows, R.cp, R.cj, static_cast<const double *>(R.cx), R.iso, 1.0, s.tol, true, "one-shot", f);
+  }
+  if (s.memory) { /* as PeakMemory() for PETSc's and ours */
+    const double rss0 = ResetPeak();
+    {
+      GrBResult R;
+      PetscCall(GraphBLASMultiply(A, MB ? &B : NULL, m, n, &R));
+      f->peak_mb = StatusMB("VmHWM") - rss0;
+    }
   }
   f->ran = true;
   PetscFunctionReturn(0);
@@ -422,6 +474,8 @@ void Summarise(Summary *S)
   }
 }
 
+const char *const kPeakLegend = "peak = resident memory an extra, untimed one-shot adds at its peak (VmHWM reset before it, minus VmRSS before; C and what the algorithm keeps for reuse included).";
+
 std::string Fmt(const char *fmt, double v)
 {
   if (!std::isfinite(v)) return "-";
@@ -436,25 +490,26 @@ void PrintTablePtAP(const Summary &S, const Settings &s)
   std::printf("\nMatrix %s, C = P^T*A*P: A %" PetscInt_FMT " rows, nnz(A) %" PetscInt64_FMT "; P %" PetscInt_FMT " x %" PetscInt_FMT ", nnz(P) %" PetscInt64_FMT
               "; nnz(C) %" PetscInt64_FMT ", OpenMP threads %d, best of %" PetscInt_FMT "\n",
               S.name.c_str(), S.rows, S.nnz, S.P.rows, S.P.cols, S.P.nnz, S.nnz_c, MaxThreads(), s.reps);
-  std::printf("%-22s %10s %10s %10s %12s %7s %7s %7s %7s  %s\n", "algorithm", "one-shot", "symbolic", "reuse", "nnz(C)", "x best", "x dflt", "x best", "x dflt",
-              "check (max rel. error)");
-  std::printf("%-22s %10s %10s %10s %12s %7s %7s %7s %7s\n", "", "[s]", "[s]", "[s]", "", "1-shot", "1-shot", "reuse", "reuse");
+  std::printf("%-22s %10s %10s %10s %12s %7s %7s %7s %7s %9s  %s\n", "algorithm", "one-shot", "symbolic", "reuse", "nnz(C)", "x best", "x dflt", "x best", "x dflt",
+              "peak", "check (max rel. error)");
+  std::printf("%-22s %10s %10s %10s %12s %7s %7s %7s %7s %9s\n", "", "[s]", "[s]", "[s]", "", "1-shot", "1-shot", "reuse", "reuse", "[MB]");
   for (const Figures &f : S.figs) {
     std::string label = f.name;
     if (f.name == S.default_name) label += " (default)";
     if (!f.ran || !f.error.empty()) {
-      std::printf("%-22s %10s %10s %10s %12s %7s %7s %7s %7s  ERROR: %s\n", label.c_str(), "-", "-", "-", "-", "-", "-", "-", "-",
+      std::printf("%-22s %10s %10s %10s %12s %7s %7s %7s %7s %9s  ERROR: %s\n", label.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-",
                   f.error.empty() ? "did not run" : f.error.c_str());
       continue;
     }
     std::string check = f.check.empty() ? "ok (" + Fmt("%.1e", f.rel_err) + ")" : "FAIL: " + f.check;
     if (f.extra_zeros) check += " +" + std::to_string(f.extra_zeros) + " explicit zeros";
-    std::printf("%-22s %10s %10s %10s %12" PetscInt64_FMT " %7s %7s %7s %7s  %s\n", label.c_str(), Fmt("%.4g", f.oneshot).c_str(), Fmt("%.4g", f.symbolic).c_str(),
+    std::printf("%-22s %10s %10s %10s %12" PetscInt64_FMT " %7s %7s %7s %7s %9s  %s\n", label.c_str(), Fmt("%.4g", f.oneshot).c_str(), Fmt("%.4g", f.symbolic).c_str(),
                 Fmt("%.4g", f.reuse).c_str(), f.nnz_c, Fmt("%.2f", Ratio(S.best_builtin, f.oneshot)).c_str(), Fmt("%.2f", Ratio(S.dflt, f.oneshot)).c_str(),
-                Fmt("%.2f", Ratio(S.best_builtin_reuse, f.reuse)).c_str(), Fmt("%.2f", Ratio(S.dflt_reuse, f.reuse)).c_str(), check.c_str());
+                Fmt("%.2f", Ratio(S.best_builtin_reuse, f.reuse)).c_str(), Fmt("%.2f", Ratio(S.dflt_reuse, f.reuse)).c_str(), Fmt("%.1f", f.peak_mb).c_str(), check.c_str());
   }
   std::printf("x best = (PETSc's fastest built-in: %s one-shot; fastest reuse of any built-in) / this; x dflt = (PETSc default = %s) / this; > 1 is faster.\n",
               S.best_builtin_name.empty() ? "none" : S.best_builtin_name.c_str(), S.default_name.c_str());
+  if (s.memory) std::printf("%s\n", kPeakLegend);
 }
 
 void PrintTable(const Summary &S, const Settings &s)
@@ -466,27 +521,28 @@ void PrintTable(const Summary &S, const Settings &s)
   std::printf("\nMatrix %s, C = %s: %" PetscInt_FMT " rows, nnz(A) %" PetscInt64_FMT ", flops (multiply-adds) %" PetscInt64_FMT ", nnz(C) %" PetscInt64_FMT
               ", OpenMP threads %d, best of %" PetscInt_FMT "\n",
               S.name.c_str(), S.product.c_str(), S.rows, S.nnz, S.flops, S.nnz_c, MaxThreads(), s.reps);
-  std::printf("%-22s %10s %10s %10s %8s %8s %12s %7s %7s %7s  %s\n", "algorithm", "one-shot", "symbolic", "reuse", "GF/s", "GF/s", "nnz(C)", "x best",
-              "x dflt", "x best", "check (max rel. error)");
-  std::printf("%-22s %10s %10s %10s %8s %8s %12s %7s %7s %7s\n", "", "[s]", "[s]", "[s]", "1-shot", "reuse", "", "1-shot", "1-shot", "reuse");
+  std::printf("%-22s %10s %10s %10s %8s %8s %12s %7s %7s %7s %9s  %s\n", "algorithm", "one-shot", "symbolic", "reuse", "GF/s", "GF/s", "nnz(C)", "x best",
+              "x dflt", "x best", "peak", "check (max rel. error)");
+  std::printf("%-22s %10s %10s %10s %8s %8s %12s %7s %7s %7s %9s\n", "", "[s]", "[s]", "[s]", "1-shot", "reuse", "", "1-shot", "1-shot", "reuse", "[MB]");
   for (const Figures &f : S.figs) {
     std::string label = f.name;
     if (f.name == kPetscDefault) label += " (default)";
     if (!f.ran || !f.error.empty()) {
-      std::printf("%-22s %10s %10s %10s %8s %8s %12s %7s %7s %7s  ERROR: %s\n", label.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-",
+      std::printf("%-22s %10s %10s %10s %8s %8s %12s %7s %7s %7s %9s  ERROR: %s\n", label.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
                   f.error.empty() ? "did not run" : f.error.c_str());
       continue;
     }
     const double gf = 1e-9 * static_cast<double>(S.flops);
     std::string  check = f.check.empty() ? "ok (" + Fmt("%.1e", f.rel_err) + ")" : "FAIL: " + f.check;
     if (f.extra_zeros) check += " +" + std::to_string(f.extra_zeros) + " explicit zeros";
-    std::printf("%-22s %10s %10s %10s %8s %8s %12" PetscInt64_FMT " %7s %7s %7s  %s\n", label.c_str(), Fmt("%.4g", f.oneshot).c_str(),
+    std::printf("%-22s %10s %10s %10s %8s %8s %12" PetscInt64_FMT " %7s %7s %7s %9s  %s\n", label.c_str(), Fmt("%.4g", f.oneshot).c_str(),
                 Fmt("%.4g", f.symbolic).c_str(), Fmt("%.4g", f.reuse).c_str(), Fmt("%.3f", Ratio(gf, f.oneshot)).c_str(),
                 Fmt("%.3f", Ratio(gf, f.reuse)).c_str(), f.nnz_c, Fmt("%.2f", Ratio(S.best_builtin, f.oneshot)).c_str(),
-                Fmt("%.2f", Ratio(S.dflt, f.oneshot)).c_str(), Fmt("%.2f", Ratio(S.best_builtin_reuse, f.reuse)).c_str(), check.c_str());
+                Fmt("%.2f", Ratio(S.dflt, f.oneshot)).c_str(), Fmt("%.2f", Ratio(S.best_builtin_reuse, f.reuse)).c_str(), Fmt("%.1f", f.peak_mb).c_str(), check.c_str());
   }
   std::printf("x best = (PETSc's fastest built-in one-shot: %s) / this; x dflt = (PETSc default = %s) / this; > 1 is faster.\n",
               S.best_builtin_name.empty() ? "none" : S.best_builtin_name.c_str(), kPetscDefault);
+  if (s.memory) std::printf("%s\n", kPeakLegend);
 }
 
 std::string JsonNumber(double v)
@@ -530,6 +586,7 @@ void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s
   timed += s.ptap ? "best of reps each; P = PCGAMG's finest interpolation, made untimed with PETSc's own products; no flops"
                   : "best of reps each; graphblas = GrB_Matrix_new + GrB_mxm + GrB_wait + GxB_Matrix_unpack_CSR (import of A not timed); flops = multiply-adds";
   std::fprintf(fp, "  \"timed\": %s,\n", JsonString(timed).c_str());
+  std::fprintf(fp, "  \"peak_mb\": %s,\n", JsonString(s.memory ? kPeakLegend : "not measured (-memory false)").c_str());
   std::fprintf(fp, "  \"matrices\": [\n");
   for (std::size_t m = 0; m < all.size(); ++m) {
     const Summary    &S     = all[m];
@@ -552,13 +609,13 @@ void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s
       std::fprintf(fp,
                    "       {\"name\": %s, \"kind\": %s, \"status\": %s, \"error\": %s, \"check\": %s, \"oneshot_s\": %s, \"symbolic_s\": %s, \"reuse_s\": %s, "
                    "\"gflops_oneshot\": %s, \"gflops_reuse\": %s, \"nnz_c\": %" PetscInt64_FMT ", \"rel_err\": %s, \"speedup_vs_best_builtin\": %s, "
-                   "\"speedup_vs_default\": %s, \"reuse_speedup_vs_best_builtin\": %s, \"reuse_speedup_vs_default\": %s, \"extra_explicit_zeros\": %" PetscInt64_FMT "}%s\n",
+                   "\"speedup_vs_default\": %s, \"reuse_speedup_vs_best_builtin\": %s, \"reuse_speedup_vs_default\": %s, \"extra_explicit_zeros\": %" PetscInt64_FMT ", \"peak_mb\": %s}%s\n",
                    JsonString(f.name).c_str(), JsonString(f.kind).c_str(), JsonString(!f.ran || !f.error.empty() ? "error" : f.check.empty() ? "ok" : "FAIL").c_str(),
                    JsonString(f.error).c_str(), JsonString(f.check).c_str(), JsonNumber(f.oneshot).c_str(), JsonNumber(f.symbolic).c_str(),
                    JsonNumber(f.reuse).c_str(), JsonNumber(Ratio(gf, f.oneshot)).c_str(), JsonNumber(Ratio(gf, f.reuse)).c_str(), f.nnz_c,
                    JsonNumber(f.ran ? f.rel_err : kInf).c_str(), JsonNumber(Ratio(S.best_builtin, f.oneshot)).c_str(),
                    JsonNumber(Ratio(S.dflt, f.oneshot)).c_str(), JsonNumber(Ratio(S.best_builtin_reuse, f.reuse)).c_str(), JsonNumber(Ratio(S.dflt_reuse, f.reuse)).c_str(),
-                   f.extra_zeros, a + 1 < S.figs.size() ? "," : "");
+                   f.extra_zeros, JsonNumber(f.peak_mb).c_str(), a + 1 < S.figs.size() ? "," : "");
     }
     std::fprintf(fp, "     ]}%s\n", m + 1 < all.size() ? "," : "");
   }
@@ -748,6 +805,7 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
     if (ierr) f.error = ErrorText(ierr);
     if (s.matmatmult) PetscCall(PetscOptionsClearValue(NULL, ViaOption(s))); /* also after an error */
     PetscCall(MatDestroy(&C));
+    if (!ierr && s.memory) PetscCall(PeakMemory(A, B, alg.c_str(), s, &f)); /* after the timed runs: its trim does not touch them */
     S->figs.push_back(f);
   }
   if (B != A) PetscCall(MatDestroy(&B));
@@ -1158,6 +1216,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsIntArray("-graphblas_threads", "GraphBLAS thread counts (one row each)", "", gbt, &ngbt, &set));
   if (!set) ngbt = 0;
   PetscCall(PetscOptionsReal("-check_tol", "Max relative error vs PETSc's default", "", s.tol, &s.tol, NULL));
+  {
+    PetscBool memory = s.memory ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(PetscOptionsBool("-memory", "Measure each algorithm's peak memory on an extra, untimed one-shot", "", memory, &memory, NULL));
+    s.memory = memory;
+  }
   PetscCall(PetscOptionsString("-json", "Write the figures to this JSON file", "", json, json, sizeof json, NULL));
   {
     const char *studies[] = {"none", "orderings"};

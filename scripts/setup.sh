@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the project needs (Debian bookworm packages) and builds it into ./build.
 # Usage: scripts/setup.sh            (idempotent; skips apt when everything is already installed)
+#        scripts/setup.sh --packages (the packages only, no build: scripts/fuzz.sh builds its own)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config petsc-dev libpetsc3.18-dev-examples libhypre-dev libmetis-dev
           libsuitesparse-dev libtrilinos-zoltan-dev catch2 libopenmpi-dev openmpi-bin libgraphblas-dev
-          python3-matplotlib valgrind)
+          python3-matplotlib valgrind
+          clang libclang-rt-dev libomp-dev) # the fuzzers (scripts/fuzz.sh): clang, libFuzzer, clang's OpenMP
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,6 +19,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
 fi
+[ "${1:-}" = --packages ] && exit 0
 
 echo "== configuring and building (build/)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release

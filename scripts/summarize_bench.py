@@ -4,7 +4,10 @@ our algorithms' ratio to it (> 1 is faster), with geometric means over the matri
 A PtAP run (spgemm_bench -product ptap) gets four tables, one-shot and reuse of each of ours against
 PETSc's fastest built-in (scalable, rap, hypre; reuse: the fastest reuse of any of them) and against
 PETSc's default `scalable`.
-Usage: scripts/summarize_bench.py run.json [more.json ...]"""
+With --memory: instead, each algorithm's peak memory (spgemm_bench's peak MB: the resident memory an
+extra, untimed one-shot adds at its peak) per matrix, and each of ours as a ratio to PETSc's default
+and to PETSc's leanest built-in (< 1: ours takes less), with geometric means.
+Usage: scripts/summarize_bench.py [--memory] run.json [more.json ...]"""
 import json
 import math
 import sys
@@ -77,7 +80,42 @@ def summarize_ptap(run, ours):
         print(f"{'geomean':<26}" + "".join(f"{geomean(ratios[a]):>21.2f}x" if ratios[a] else f"{'-':>22}" for a in ours))
 
 
-for path in sys.argv[1:]:
+def summarize_memory(run, ours):
+    names = []  # every algorithm in the run, in its order
+    for m in run["matrices"]:
+        names += [x["name"] for x in m["algorithms"] if x["name"] not in names]
+    others = [a for a in names if a not in ours]
+    print("peak MB (C: its CSR arrays alone, 12 bytes a nonzero and 4 a row: 32-bit indices, doubles):")
+    print(f"{'matrix':<28}{'C':>8}" + "".join(f"{a[:12]:>13}" for a in names))
+    ratios = {a: ([], []) for a in ours}
+    lines = []
+    for m in run["matrices"]:
+        algs = {x["name"]: x for x in m["algorithms"]}
+        peak = lambda a: algs[a].get("peak_mb") if a in algs and algs[a]["status"] == "ok" else None
+        rows_c = m["prolongator"]["cols"] if "prolongator" in m else m["rows"]
+        c_mb = (12 * m["nnz_c"] + 4 * (rows_c + 1)) / 2**20
+        print(f"{m['name']:<28}{c_mb:>8.1f}" + "".join(f"{peak(a):>13.1f}" if peak(a) is not None else f"{'-':>13}" for a in names))
+        builtin = [(peak(x["name"]), x["name"]) for x in m["algorithms"] if x["kind"] == "petsc" and peak(x["name"]) is not None]
+        dflt = peak(m.get("default", "sorted"))
+        lean = min(builtin) if builtin else (None, "-")
+        row = f"{m['name']:<28}{dflt if dflt is not None else float('nan'):>10.1f}{lean[0] if lean[0] is not None else float('nan'):>10.1f} {lean[1]:<14}"
+        for a in ours:
+            if peak(a) is None or not dflt or not lean[0]:
+                row += f"{'-':>24}"
+                continue
+            r1, r2 = peak(a) / dflt, peak(a) / lean[0]
+            ratios[a][0].append(r1)
+            ratios[a][1].append(r2)
+            row += f"{r1:>13.2f} /{r2:>6.2f}  "
+        lines.append(row)
+    print(f"\nours / PETSc's default, ours / PETSc's leanest built-in (peak MB; < 1: ours takes less)")
+    print(f"{'matrix':<28}{'default':>10}{'leanest':>10} {'':<14}" + "".join(f"{a:>24}" for a in ours))
+    print("\n".join(lines))
+    print(f"{'geomean':<63}" + "".join(f"{geomean(ratios[a][0]):>13.2f} /{geomean(ratios[a][1]):>6.2f}  " for a in ours))
+
+
+memory = "--memory" in sys.argv[1:]
+for path in [a for a in sys.argv[1:] if a != "--memory"]:
     run = json.load(open(path))
     if run.get("study") == "orderings":
         sys.exit(f"{path}: an ordering study (-study orderings) prints its own summary; chart it with scripts/plot_orderings.py")
@@ -85,7 +123,9 @@ for path in sys.argv[1:]:
     what = ", C = P^T A P (PCGAMG's prolongator)" if ptap else ""
     print(f"# {path}{what}: threads {run.get('threads')}, best of {run.get('reps')}, api {run.get('api')}")
     ours = [a for a in OURS if any(x["name"] == a for m in run["matrices"] for x in m["algorithms"])]
-    if ptap:
+    if memory:
+        summarize_memory(run, ours)
+    elif ptap:
         summarize_ptap(run, ours)
     else:
         summarize_ab(run, ours)

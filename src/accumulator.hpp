@@ -6,16 +6,33 @@
 // Keeping values out of the map keeps the map small (keys and slots only) and lets the cluster
 // kernel store s values per slot contiguously.
 //
-// Two implementations, chosen per row/cluster (Accumulator::Auto) by prefer_dense():
+// Two implementations, chosen per row/cluster by use_dense():
 //  - DenseColumnMap: ncols-wide slot and stamp arrays per thread, O(1) with no probing; allocated
 //    lazily, only by threads that meet a row for which it is chosen.
 //  - HashColumnMap: open addressing with linear probing and Fibonacci hashing, capacity the next
 //    power of two >= 2x the expected number of distinct columns (>= kMinHashCapacity), so a
 //    sparse row's table stays in L1 however large ncols is (Nagasaka et al., ICPP 2018 / Parallel
 //    Computing 2019; GraphBLAS's saxpy3 uses the same sizing rule).
+//
+// Workspace per thread (bytes; n = ncols of C, W = the multiply-adds of the largest unit the thread
+// runs, every row of a cluster counted (each map is sized by at most W: the unit's flops, or its
+// entries of C), I = sizeof(index), V = sizeof(value)):
+//  - hash map: keys and slots of capacity <= max(16, 4W), plus a used list of half that: <= 10 W I;
+//  - dense map, only where use_dense() allows it, so only for n <= kDenseMaxColumns:
+//      symbolic, row-wise pattern only: the bitmap, n/8 + n/512 (summary words);
+//      symbolic with values, or a cluster: slots and stamps n (I + 4), plus the bitmap;
+//      numeric, row-wise: positions n I; numeric, cluster: slots and stamps n (I + 4);
+//  - per-unit scratch (src/spgemm.cpp, Workspace): <= W (4 I + 8 + V).
+// So a thread never holds more than kDenseMaxColumns (I + 4 + 1/8) bytes of dense arrays
+// (2^24 columns: 136 MiB with 32-bit indices; Auto's 2^22 clause: 34 MiB, and only for a product
+// of >= ncols multiply-adds) plus O(W) for its largest unit, and with ncols > kDenseMaxColumns
+// nothing ncols-wide at all. Dense arrays become resident only where touched (memory.hpp). The
+// symbolic and numeric phases report what their threads allocated (SpgemmStats::workspace_*).
 #pragma once
 
+#include "memory.hpp"
 #include "pcluster/csr.hpp"
+#include "pcluster/spgemm.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -33,6 +50,10 @@ constexpr Count kDenseDivisor = 16;
 // benchmark (1 thread), a shuffled 2D geometric graph with 1M columns ran A*A at 1.02x PETSc's
 // rowmerge with dense against 0.75x with hash, a shuffled 7-point Laplacian with 512k columns
 // 0.98x against 0.74x. Its row-wise symbolic phase uses only an ncols-bit bitmap (512 KiB here).
+// The clause needs a product with at least ncols multiply-adds in all: a small product with wide,
+// sparse rows touches its threads' ncols-wide arrays more than it uses them (4000 x 500 times
+// 500 x n with 48k multiply-adds, 1 thread, fused row-wise: dense many times slower than hash at
+// n = 2^20, about 2x at 2^18, on par at 2^16; measured on a loaded machine, so ratios only).
 constexpr Count kDenseAlwaysBelowColumns = Count(1) << 22;
 
 // With the dense map, a row's n columns spread over a window of w = max - min + 1 columns are put
@@ -46,30 +67,46 @@ constexpr Count kDenseAlwaysBelowColumns = Count(1) << 22;
 constexpr Count kScanWordsPerColumn = 4;
 inline bool prefer_scan(Count n, Count window) { return window / 4096 <= n * kScanWordsPerColumn; }
 
-// Auto rule: `work` is an upper bound on the distinct columns of the row (its flops, capped at ncols).
-inline bool prefer_dense(Count work, Count ncols)
+// kDenseMaxColumns (include/pcluster/spgemm.hpp) caps every dense choice. Auto uses dense arrays
+// above 2^22 columns only for rows with work >= ncols/16; there (up to 2^24 columns) the arrays
+// cost at most 16 (sizeof(I) + 4 + 1/8) bytes per unit of the row's work, 3x its hash table's 10 I.
+
+// Auto rule: `work` is an upper bound on the distinct columns of the row (its flops, capped at
+// ncols), `flops` the whole product's multiply-adds.
+inline bool prefer_dense(Count work, Count ncols, Count flops)
 {
-  return ncols <= kDenseAlwaysBelowColumns || work * kDenseDivisor >= ncols;
+  return (ncols <= kDenseAlwaysBelowColumns && flops >= ncols) || work * kDenseDivisor >= ncols;
+}
+
+// The accumulator of one row (or cluster): the option, within kDenseMaxColumns.
+inline bool use_dense(Accumulator acc, Count work, Count ncols, Count flops)
+{
+  if (acc == Accumulator::Hash || ncols > kDenseMaxColumns) return false;
+  return acc == Accumulator::Dense || prefer_dense(work, ncols, flops);
 }
 
 template <class I>
 class DenseColumnMap {
  public:
   // Row-wise symbolic needs only the bitmap (ncols bits: 128 KiB for 2^20 columns, so it stays in
-  // L2); slots and stamps are allocated when insert() is needed.
+  // L2); slots and stamps are allocated when insert() is needed. Slots are read only where a stamp
+  // is current, so they need no initialisation; stamps and bitmap start zeroed without being
+  // written (memory.hpp): only the pages of columns a product touches become resident.
   void prepare_marks(I ncols)
   {
-    if (bits_.size() < words(ncols)) {
-      bits_.assign(words(ncols), 0);
-      summary_.assign((words(ncols) + 63) / 64, 0);
+    if (nwords_ < words(ncols)) {
+      nwords_ = words(ncols);
+      bits_ = make_zeroed_array<std::uint64_t>(nwords_);
+      summary_ = make_zeroed_array<std::uint64_t>((nwords_ + 63) / 64);
     }
   }
-  void prepare(I ncols)
+  // insert() needs the slots and stamps (the numeric phase only these, the symbolic phase the marks too).
+  void prepare_slots(I ncols)
   {
-    prepare_marks(ncols);
-    if (static_cast<I>(slot_.size()) < ncols) {
-      slot_.assign(ncols, 0);
-      stamp_.assign(ncols, 0);
+    if (nslots_ < static_cast<std::size_t>(ncols)) {
+      nslots_ = static_cast<std::size_t>(ncols);
+      slot_ = make_uninitialized_array<I>(nslots_);
+      stamp_ = make_zeroed_array<std::uint32_t>(nslots_);
       epoch_ = 0;
     }
   }
@@ -77,11 +114,11 @@ class DenseColumnMap {
   {
     n_ = 0;
     if (++epoch_ == 0) { // wrapped: stale stamps could alias, clear them
-      std::fill(stamp_.begin(), stamp_.end(), 0u);
+      std::fill(stamp_.get(), stamp_.get() + nslots_, 0u);
       epoch_ = 1;
     }
   }
-  // Returns the slot of column j, inserting it if new; `inserted` tells which. Needs prepare().
+  // Returns the slot of column j, inserting it if new; `inserted` tells which. Needs prepare_slots().
   I insert(I j, bool &inserted)
   {
     if (stamp_[j] != epoch_) {
@@ -135,13 +172,19 @@ class DenseColumnMap {
     }
   }
   I size() const { return n_; }
+  // Bytes allocated (the arrays never shrink, so this is the peak so far); resident: what was touched.
+  std::size_t bytes() const
+  {
+    return (nwords_ + (nwords_ + 63) / 64) * sizeof(std::uint64_t) + nslots_ * (sizeof(I) + sizeof(std::uint32_t));
+  }
 
  private:
   static std::size_t words(I ncols) { return (static_cast<std::size_t>(ncols) + 63) / 64; }
-  std::vector<std::uint64_t> bits_;    // bit j: column j is marked
-  std::vector<std::uint64_t> summary_; // bit w: word w of bits_ is nonzero
-  std::vector<I> slot_;
-  std::vector<std::uint32_t> stamp_;
+  std::size_t nwords_ = 0, nslots_ = 0;
+  ZeroedArray<std::uint64_t> bits_;    // bit j: column j is marked
+  ZeroedArray<std::uint64_t> summary_; // bit w: word w of bits_ is nonzero
+  std::unique_ptr<I[]> slot_;
+  ZeroedArray<std::uint32_t> stamp_;
   std::uint32_t epoch_ = 0;
   I n_ = 0;
 };
@@ -149,7 +192,6 @@ class DenseColumnMap {
 template <class I>
 class HashColumnMap {
  public:
-  void prepare(I) {}
   void reset(Count expected)
   {
     std::size_t cap = kMinHashCapacity;
@@ -192,6 +234,7 @@ class HashColumnMap {
     return slots_[h];
   }
   I size() const { return n_; }
+  std::size_t bytes() const { return (keys_.capacity() + slots_.capacity() + used_.capacity()) * sizeof(I); }
 
  private:
   static constexpr I kEmpty = -1;

@@ -58,7 +58,9 @@ CsrMatrix<I, V> transpose(const CsrView<I, V> &A, std::vector<I> *source)
   // per column; column j of thread t then starts after column j of threads 0..t-1. Rows are visited
   // in order within a block and blocks in order within a column, so every row of T comes out sorted,
   // and the result does not depend on the number of threads.
-  const int nt = detail::threads_for(nnz + A.ncols);
+  // The cursors are ncols-wide per thread: at most 1 + nnz/ncols threads, so that they never take
+  // more than T itself (a wide, sparse A, e.g. B of A*B^T with 2^28 columns, gets one thread).
+  const int nt = static_cast<int>(std::min<Count>(detail::threads_for(nnz + A.ncols), 1 + nnz / std::max<Count>(A.ncols, 1)));
   std::vector<I> block(static_cast<std::size_t>(nt) + 1, A.nrows);
   block[0] = 0;
   for (int t = 1; t < nt; ++t)

@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <memory>
+#include <limits>
 #include <new>
 #include <sstream>
 #include <type_traits>
@@ -179,6 +179,8 @@ CsrMatrix<I, V> parse(const char *text, std::size_t size, const std::string &nam
   } catch (const IndexOverflow &e) {
     throw fail(size_line, e.what());
   }
+  if (sym != Symmetry::General && nz > std::numeric_limits<Count>::max() / 2) // 2 * nz would overflow
+    throw fail(size_line, "stored entries after mirroring = 2 x " + std::to_string(nz) + " does not fit the index type");
   const Count cap = sym == Symmetry::General ? nz : 2 * static_cast<Count>(nz);
   try {
     checked_index<I>(cap, "stored entries after mirroring");
@@ -220,6 +222,11 @@ CsrMatrix<I, V> parse(const char *text, std::size_t size, const std::string &nam
         throw fail(lines.number, "bad entry " + quote(probe.p, probe.end) + ": the value is not an integer (field is 'integer')");
       v = static_cast<double>(iv);
     }
+    // A finite double beyond V's range would become Inf in a float matrix (and the conversion is
+    // undefined behaviour): rejected like any value that is not a finite number.
+    if (std::abs(v) > static_cast<double>(std::numeric_limits<V>::max()))
+      throw fail(lines.number, "bad entry " + quote(probe.p, probe.end) + ": the value is out of the range of " +
+                                   (std::is_same<V, float>::value ? "float" : "the value type"));
     if (!ln.at_end())
       throw fail(lines.number, "bad entry " + quote(probe.p, probe.end) + ": unexpected text after the " +
                                    (field == Field::Pattern ? "indices (field is 'pattern')" : "value"));
@@ -319,32 +326,43 @@ CsrMatrix<I, V> read_matrix_market(const std::string &path, MatrixMarketInfo *in
 }
 
 template <class I, class V>
-void write_matrix_market(const std::string &path, const CsrView<I, V> &A, const std::string &comment)
+void write_matrix_market(std::ostream &out, const CsrView<I, V> &A, const std::string &comment)
 {
-  std::unique_ptr<std::FILE, int (*)(std::FILE *)> f(std::fopen(path.c_str(), "w"), &std::fclose);
-  if (!f) throw std::runtime_error(path + ": cannot open the file for writing");
-  std::fprintf(f.get(), "%%%%MatrixMarket matrix coordinate %s general\n", A.values ? "real" : "pattern");
+  // snprintf per line: the same "%.17g" text whatever the stream's locale and format flags.
+  char buf[128];
+  auto put = [&](int n) { out.write(buf, std::min<int>(n, static_cast<int>(sizeof buf) - 1)); };
+  out << "%%MatrixMarket matrix coordinate " << (A.values ? "real" : "pattern") << " general\n";
   if (!comment.empty()) {
     std::istringstream lines(comment);
-    for (std::string l; std::getline(lines, l);) std::fprintf(f.get(), "%% %s\n", l.c_str());
+    for (std::string l; std::getline(lines, l);) out << "% " << l << "\n";
   }
-  std::fprintf(f.get(), "%lld %lld %lld\n", static_cast<long long>(A.nrows), static_cast<long long>(A.ncols),
-               static_cast<long long>(A.nnz()));
+  put(std::snprintf(buf, sizeof buf, "%lld %lld %lld\n", static_cast<long long>(A.nrows), static_cast<long long>(A.ncols),
+                    static_cast<long long>(A.nnz())));
   const int digits = std::is_same<V, float>::value ? 9 : 17;
   for (I i = 0; i < A.nrows; ++i)
     for (I k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
       if (A.values)
-        std::fprintf(f.get(), "%lld %lld %.*g\n", static_cast<long long>(i) + 1, static_cast<long long>(A.colidx[k]) + 1, digits,
-                     static_cast<double>(A.values[k]));
-      else std::fprintf(f.get(), "%lld %lld\n", static_cast<long long>(i) + 1, static_cast<long long>(A.colidx[k]) + 1);
+        put(std::snprintf(buf, sizeof buf, "%lld %lld %.*g\n", static_cast<long long>(i) + 1, static_cast<long long>(A.colidx[k]) + 1,
+                          digits, static_cast<double>(A.values[k])));
+      else put(std::snprintf(buf, sizeof buf, "%lld %lld\n", static_cast<long long>(i) + 1, static_cast<long long>(A.colidx[k]) + 1));
     }
-  if (std::ferror(f.get())) throw std::runtime_error(path + ": write error");
+}
+
+template <class I, class V>
+void write_matrix_market(const std::string &path, const CsrView<I, V> &A, const std::string &comment)
+{
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error(path + ": cannot open the file for writing");
+  write_matrix_market(f, A, comment);
+  f.close();
+  if (!f) throw std::runtime_error(path + ": write error");
 }
 
 #define PCLUSTER_INSTANTIATE_MM(I, V)                                                                                    \
   template CsrMatrix<I, V> read_matrix_market<I, V>(const std::string &, MatrixMarketInfo *);                            \
   template CsrMatrix<I, V> parse_matrix_market<I, V>(const std::string &, const std::string &, MatrixMarketInfo *);      \
-  template void write_matrix_market<I, V>(const std::string &, const CsrView<I, V> &, const std::string &);
+  template void write_matrix_market<I, V>(const std::string &, const CsrView<I, V> &, const std::string &);              \
+  template void write_matrix_market<I, V>(std::ostream &, const CsrView<I, V> &, const std::string &);
 PCLUSTER_INSTANTIATE_MM(std::int32_t, double)
 PCLUSTER_INSTANTIATE_MM(std::int64_t, double)
 PCLUSTER_INSTANTIATE_MM(std::int32_t, float)

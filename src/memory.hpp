@@ -9,10 +9,17 @@
 // cut fault time 3x, but in a long-running one (PCHMG set-up) the kernel compacts memory on the
 // faulting thread when the huge pages are fragmented, and 27 MB of product output then took 88 ms
 // to fault in against 13 ms in small pages, so the AMG set-ups got up to 2x slower.
+//
+// Arrays that must start zeroed (the dense accumulator's stamps and bitmap) come from calloc: its
+// large blocks are fresh pages, which the kernel zero-fills on first touch, so an ncols-wide array
+// of which a product touches a narrow window makes only that window resident (and costs no memset).
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
+#include <new>
+#include <type_traits>
 
 namespace pcluster::detail {
 
@@ -20,6 +27,21 @@ template <class T>
 std::unique_ptr<T[]> make_uninitialized_array(std::size_t n)
 {
   return std::unique_ptr<T[]>(new T[n]);
+}
+
+struct FreeDeleter {
+  void operator()(void *p) const { std::free(p); }
+};
+template <class T>
+using ZeroedArray = std::unique_ptr<T[], FreeDeleter>;
+
+template <class T>
+ZeroedArray<T> make_zeroed_array(std::size_t n)
+{
+  static_assert(std::is_trivial_v<T>, "calloc'd memory holds only trivial types");
+  void *p = std::calloc(n ? n : 1, sizeof(T));
+  if (!p) throw std::bad_alloc();
+  return ZeroedArray<T>(static_cast<T *>(p));
 }
 
 } // namespace pcluster::detail

@@ -125,14 +125,16 @@ struct UnitSource {
   I count() const { return M ? M->num_clusters() : A->nrows; }
   Unit<I, V> operator()(I u) const
   {
-    if (!M) return {row_ids.data() + u, 1, A->colidx + A->rowptr[u], A->row_length(u), nullptr, a_values + A->rowptr[u]};
+    if (!M) // a_values is null in a symbolic phase without values (no offset on null: undefined)
+      return {row_ids.data() + u, 1, A->colidx + A->rowptr[u], A->row_length(u), nullptr, a_values ? a_values + A->rowptr[u] : nullptr};
     const Clustering<I> &cl = M->clusters;
     return {cl.rows.data() + cl.ptr[u], cl.size(u), M->cols.data() + M->col_ptr[u], M->col_ptr[u + 1] - M->col_ptr[u],
             M->masks.data() + M->col_ptr[u], M->values.data() + M->val_ptr[u]};
   }
 };
 
-// Per-thread workspace: both maps (allocated on first use) and scratch arrays.
+// Per-thread workspace: both maps (allocated on first use) and scratch arrays (bounds: the head
+// of src/accumulator.hpp).
 template <class I, class V>
 struct Workspace {
   DenseColumnMap<I> dense;
@@ -142,7 +144,18 @@ struct Workspace {
   std::vector<std::pair<I, I>> sorted;
   std::vector<I> entry_slot;
   std::vector<V> acc;
-  std::vector<I> dense_position; // row-wise numeric with the dense accumulator: column -> position in C's row
+  // Row-wise numeric with the dense accumulator: column -> position in C's row. Only C's columns are
+  // looked up, just after being written, so it is never initialised (memory.hpp).
+  std::unique_ptr<I[]> dense_position;
+  std::size_t dense_positions = 0;
+
+  // Bytes allocated: capacities, which only grow, so at the end of a phase this is the thread's peak.
+  Count bytes() const
+  {
+    return static_cast<Count>(dense.bytes() + hash.bytes() + slot_col.capacity() * sizeof(I) + slot_mask.capacity() * sizeof(RowMask) +
+                              sorted.capacity() * sizeof(std::pair<I, I>) + entry_slot.capacity() * sizeof(I) + acc.capacity() * sizeof(V) +
+                              dense_positions * sizeof(I));
+  }
 };
 
 // ---- symbolic -------------------------------------------------------------------------------
@@ -157,6 +170,7 @@ void sort_small(T *first, T *last, Less less)
     std::sort(first, last, less);
     return;
   }
+  if (last - first < 2) return; // first + 1 would point past an empty range (null for an empty vector)
   for (T *i = first + 1; i < last; ++i) {
     T v = *i;
     T *j = i;
@@ -246,7 +260,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
             if constexpr (kDense) map.mark(bcol[q]); // for take_sorted()
             lo = std::min(lo, bcol[q]);
             hi = std::max(hi, bcol[q]);
-            acc[slot] = a * b_values[q];
+            acc[slot] = V(0) + a * b_values[q]; // from +0 as in numeric(): a lone -0 product gives +0 in both
           } else acc[slot] += a * b_values[q];
         }
       }
@@ -367,8 +381,11 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
     // (measured 1.4x on a 27-point elasticity A*A), and it needs no reset: only C's columns are
     // ever looked up, and they were just written.
     (void)map, (void)expected;
-    if (ws.dense_position.size() < static_cast<std::size_t>(C.ncols)) ws.dense_position.resize(C.ncols);
-    I *const __restrict pos = ws.dense_position.data();
+    if (ws.dense_positions < static_cast<std::size_t>(C.ncols)) {
+      ws.dense_positions = static_cast<std::size_t>(C.ncols);
+      ws.dense_position = make_uninitialized_array<I>(ws.dense_positions);
+    }
+    I *const __restrict pos = ws.dense_position.get();
     const I i = u.rows[0], base = C.rowptr[i];
     for (I p = base; p < C.rowptr[i + 1]; ++p) {
       pos[C.colidx[p]] = p - base;
@@ -713,8 +730,10 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   const I nunits = units.count();
 
   // Per-unit work: distinct-column bound (union flops, capped at ncols) and multiply count.
-  std::vector<Count> unit_work(nunits), cost_prefix(static_cast<std::size_t>(nunits) + 1, 0);
+  std::vector<Count> unit_work, cost_prefix(static_cast<std::size_t>(nunits) + 1, 0);
   if (units.M) {
+    std::vector<Count>().swap(row_flops); // not needed any more: one array of one Count per row less at the peak
+    unit_work.resize(nunits);
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (I c = 0; c < nunits; ++c) {
       const Unit<I, V> u = units(c);
@@ -729,7 +748,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     st.num_clusters = nunits;
     st.cluster_padding = units.M->padding();
   } else {
-    unit_work = row_flops;
+    unit_work = std::move(row_flops);
     for (I u = 0; u < nunits; ++u) cost_prefix[u + 1] = cost_prefix[u] + unit_work[u] + 1;
   }
   im.chunks = balanced_chunks<I>(cost_prefix, nt * kChunksPerThread);
@@ -750,7 +769,9 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   }
   Count dense_rows = 0;
   const Accumulator acc = opts.accumulator;
-#pragma omp parallel num_threads(nt) reduction(+ : dense_rows)
+  st.dense_limited = acc == Accumulator::Dense && B.ncols > kDenseMaxColumns;
+  Count ws_thread = 0, ws_total = 0; // workspace bytes: the largest thread's, and all threads'
+#pragma omp parallel num_threads(nt) reduction(+ : dense_rows, ws_total) reduction(max : ws_thread)
   {
     Workspace<I, V> ws;
 #pragma omp for schedule(dynamic, 1)
@@ -758,7 +779,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
       for (I uidx = im.chunks[ch]; uidx < im.chunks[ch + 1]; ++uidx) {
         const Unit<I, V> u = units(uidx);
         const Count work = std::min<Count>(unit_work[uidx], B.ncols);
-        const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(work, B.ncols));
+        const bool dense = use_dense(acc, work, B.ncols, st.flops);
         auto run = [&](auto &map) {
           auto unit = [&](auto row_wise, auto with_values) {
             symbolic_unit<decltype(row_wise)::value, decltype(with_values)::value>(u, work, Bw, b_values, out_cols, map, ws, out[ch],
@@ -773,8 +794,8 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
         };
         if (dense) {
           // Row-wise pattern only, in C's own columns: the bitmap suffices.
-          if (u.s > 1 || fused) ws.dense.prepare(B.ncols);
-          else ws.dense.prepare_marks(B.ncols);
+          ws.dense.prepare_marks(B.ncols);
+          if (u.s > 1 || fused) ws.dense.prepare_slots(B.ncols);
           dense_rows += u.s;
           run(ws.dense);
         } else run(ws.hash);
@@ -782,8 +803,12 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
           for (I l = 0; l < u.s; ++l) row_chunk[u.rows[l]] = ch;
       }
     }
+    ws_thread = ws.bytes();
+    ws_total = ws_thread;
   }
   st.rows_dense = dense_rows;
+  st.workspace_thread_bytes = ws_thread;
+  st.workspace_bytes = ws_total;
 
   // Row pointer: 64-bit prefix sum in C's row order, checked before C's column array is allocated.
   Count nnz = 0;
@@ -860,7 +885,8 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
   }
   const int nchunks = static_cast<int>(chunks.size()) - 1;
   const Accumulator acc = opts_.accumulator;
-#pragma omp parallel num_threads(nt)
+  Count ws_thread = 0, ws_total = 0;
+#pragma omp parallel num_threads(nt) reduction(+ : ws_total) reduction(max : ws_thread)
   {
     Workspace<I, V> ws;
 #pragma omp for schedule(dynamic, 1)
@@ -870,18 +896,22 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
         Count expected = 0;
         for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
         expected = std::min<Count>(expected, C.ncols);
-        const bool dense = acc == Accumulator::Dense || (acc == Accumulator::Auto && prefer_dense(expected, C.ncols));
+        const bool dense = use_dense(acc, expected, C.ncols, stats_.flops);
         auto run = [&](auto &map) {
           if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
           else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
         };
         if (dense) {
-          if (u.s > 1) ws.dense.prepare(C.ncols); // row-wise dense uses ws.dense_position instead
+          if (u.s > 1) ws.dense.prepare_slots(C.ncols); // row-wise dense uses ws.dense_position instead
           run(ws.dense);
         } else run(ws.hash);
       }
     }
+    ws_thread = ws.bytes();
+    ws_total = ws_thread;
   }
+  stats_.workspace_thread_bytes = std::max(stats_.workspace_thread_bytes, ws_thread);
+  stats_.workspace_bytes = std::max(stats_.workspace_bytes, ws_total);
   if (reordered) im.copy_working_values(C, c_values);
 }
 

@@ -14,8 +14,9 @@
 // symmetric Matrix Market file.
 //
 // Every malformed input (bad banner, bad size line, too few or too many entries, an index out of
-// range, a value that is not a number, a truncated file, a count that does not fit I) throws
-// MatrixMarketError, whose what() reads "<file>:<line>: <what is wrong>".
+// range, a value that is not a finite number or is beyond V's range (float), a truncated file, a
+// count that does not fit I) throws MatrixMarketError, whose what() reads "<file>:<line>: <what is
+// wrong>". Duplicates are summed as they are: a sum beyond V's range is Inf.
 // No PETSc here: the benchmark converts the result to a MATSEQAIJ itself.
 #pragma once
 
@@ -56,5 +57,9 @@ CsrMatrix<I, V> parse_matrix_market(const std::string &text, const std::string &
 // file if it cannot be written.
 template <class I, class V>
 void write_matrix_market(const std::string &path, const CsrView<I, V> &A, const std::string &comment = "");
+
+// The same text into a stream (the caller checks the stream's state).
+template <class I, class V>
+void write_matrix_market(std::ostream &out, const CsrView<I, V> &A, const std::string &comment = "");
 
 } // namespace pcluster

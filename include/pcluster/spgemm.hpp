@@ -26,7 +26,15 @@ namespace pcluster {
 //  Hash:  open-addressing table sized from the row's work; stays in cache when ncols is huge.
 //  Dense: ncols-wide arrays per thread; O(1) access when rows are dense relative to ncols.
 //  Auto:  per row/cluster by the rule documented in src/accumulator.hpp.
+// Workspace bounds per thread: src/accumulator.hpp.
 enum class Accumulator { Auto, Hash, Dense };
+
+// Above this many columns of C no thread allocates ncols-wide arrays: every row uses Hash, whatever
+// was asked (SpgemmStats::dense_limited tells when Dense was). (sizeof(I) + 4 + 1/8) bytes a column
+// per thread is 136 MiB with 32-bit indices at the limit, 4x what Auto's always-dense clause spends
+// (2^22 columns); beyond it a forced Dense would turn a product of a few MB into GiBs per thread
+// (2 GiB at 2^28 columns).
+constexpr Count kDenseMaxColumns = Count(1) << 24;
 const char *to_string(Accumulator);
 
 enum class Kernel { Rowwise, Cluster };
@@ -69,6 +77,14 @@ struct SpgemmStats {
   Count num_clusters = 0;    // 0 for row-wise
   Count cluster_padding = 0; // explicit zeros stored in CSR_Cluster
   Count rows_dense = 0;      // rows (or clusters' rows) that used the dense accumulator
+  bool dense_limited = false; // Accumulator::Dense was asked for, but C is too wide for dense arrays: Hash ran
+  // Workspace of the kernels' threads (accumulators and per-unit scratch), in bytes allocated, as the
+  // threads counted it: the largest one thread held, and the sum over a phase's threads; the largest
+  // of the phases run so far (symbolic, and every numeric() since). Not included: C, the chunks'
+  // output buffers of the symbolic phase (sized by flops, written only up to nnz(C)), the clusters,
+  // the working copies of SpgemmOptions::reorder.
+  Count workspace_thread_bytes = 0;
+  Count workspace_bytes = 0;
   double seconds_ordering = 0;   // SpgemmOptions::reorder (working copies included; ordering reused: copies only)
   double seconds_clustering = 0; // (clusters reused: building CSR_Cluster only)
   bool left_reused = false;      // ordering and clusters were taken from a LeftAnalysis

@@ -162,3 +162,14 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::S
   *reuse_analysis = reuse;
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode MatClusterInfoWorkspace_Private(Mat C, const char what[], PetscBool after_numeric, const pcluster::SpgemmStats &s)
+{
+  const char *prefix = ((PetscObject)C)->prefix ? ((PetscObject)C)->prefix : "";
+
+  PetscFunctionBegin;
+  PetscCall(PetscInfo(C, "petsc-cluster %s: workspace (%s) %" PetscInt64_FMT " KiB per thread (peak), %" PetscInt64_FMT " KiB all threads\n", what, after_numeric ? "largest phase so far, numeric included" : "symbolic phase", MatClusterKiB(s.workspace_thread_bytes), MatClusterKiB(s.workspace_bytes)));
+  if (s.dense_limited && !after_numeric)
+    PetscCall(PetscInfo(C, "petsc-cluster %s: -%smat_cluster_accumulator dense not applied: C has more than %" PetscInt64_FMT " columns, the limit of ncols-wide arrays per thread; the hash accumulator ran\n", what, prefix, (PetscInt64)pcluster::kDenseMaxColumns));
+  PetscFunctionReturn(0);
+}

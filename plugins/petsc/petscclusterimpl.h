@@ -37,6 +37,14 @@ PETSC_INTERN PetscErrorCode MatClusterDispatchReset_Private(void);
 PETSC_INTERN PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char[], PetscBool *, const char **);
 PETSC_INTERN const char    *MatClusterAlgorithmList_Private(void); /* "cluster cluster_fixed ..." */
 PETSC_INTERN PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], pcluster::SpgemmOptions *opts, PetscBool *reuse_analysis);
+/* -info: a step's workspace (what its threads allocated), after the symbolic phase or after a numeric one;
+   after the symbolic phase also the note when -mat_cluster_accumulator dense could not be honoured (C
+   wider than pcluster::kDenseMaxColumns) */
+PETSC_INTERN PetscErrorCode MatClusterInfoWorkspace_Private(Mat C, const char what[], PetscBool after_numeric, const pcluster::SpgemmStats &s);
+static inline PetscInt64    MatClusterKiB(pcluster::Count bytes)
+{
+  return (PetscInt64)((bytes + 1023) / 1024);
+}
 /* The -mat_cluster_reorder_* tunables, shared by the products and the pcluster_<name> orderings:
    read inside an open options block, then checked (errors name the option) into OrderingOptions */
 struct MatClusterOrderingValues {

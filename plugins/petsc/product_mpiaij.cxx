@@ -793,8 +793,9 @@ static PetscErrorCode MatProductView_Cluster_MPIAIJ(Mat C, PetscViewer viewer)
       for (const pcluster::ProductStep &st : plans[k]->steps()) {
         if (st.is_transpose) continue;
         const pcluster::SpgemmStats &s = st.spgemm;
-        PetscCall(PetscViewerASCIIPrintf(viewer, "%s%s: kernel %s%s%s, flops %" PetscInt64_FMT ", nnz %" PetscInt64_FMT ", clusters %" PetscInt64_FMT "\n", e != d ? "B*C: " : "", what[k], pcluster::to_string(s.kernel), s.kernel == pcluster::Kernel::Cluster ? ", scheme " : "",
-                                         s.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(s.scheme) : "", (PetscInt64)s.flops, (PetscInt64)st.nnz, (PetscInt64)s.num_clusters));
+        PetscCall(PetscViewerASCIIPrintf(viewer, "%s%s: kernel %s%s%s, flops %" PetscInt64_FMT ", nnz %" PetscInt64_FMT ", clusters %" PetscInt64_FMT "; workspace %" PetscInt64_FMT " KiB per thread (peak), %" PetscInt64_FMT " KiB all threads\n", e != d ? "B*C: " : "", what[k], pcluster::to_string(s.kernel),
+                                         s.kernel == pcluster::Kernel::Cluster ? ", scheme " : "", s.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(s.scheme) : "", (PetscInt64)s.flops, (PetscInt64)st.nnz, (PetscInt64)s.num_clusters, MatClusterKiB(s.workspace_thread_bytes),
+                                         MatClusterKiB(s.workspace_bytes)));
       }
     }
   }
@@ -905,9 +906,15 @@ PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C)
   for (const MatProductCluster_MPIAIJ *e = static_cast<MatProductCluster_MPIAIJ *>(product->data); e; e = e->inner.get()) {
     for (const Plan *plan : {e->has_ab ? &e->ab_plan : nullptr, e->has_at ? &e->at_plan : nullptr}) {
       if (!plan) continue;
-      for (const pcluster::ProductStep &st : plan->steps())
-        PetscCall(PetscInfo(C, "petsc-cluster %s %s, local: %s: %s, kernel %s, flops %" PetscInt64_FMT ", nnz %" PetscInt64_FMT ", symbolic %g s\n", MatProductTypes[type], product->alg, e != product->data ? "B*C" : (plan == &e->ab_plan ? "A_local*B_rows" : "X_local^T*Y_local"), st.what.c_str(),
-                            st.is_transpose ? "transpose" : pcluster::to_string(st.spgemm.kernel), (PetscInt64)st.spgemm.flops, (PetscInt64)st.nnz, st.spgemm.seconds_symbolic));
+      for (const pcluster::ProductStep &st : plan->steps()) {
+        const char *local = e != product->data ? "B*C" : (plan == &e->ab_plan ? "A_local*B_rows" : "X_local^T*Y_local");
+        char        what[128];
+        PetscCall(PetscInfo(C, "petsc-cluster %s %s, local: %s: %s, kernel %s, flops %" PetscInt64_FMT ", nnz %" PetscInt64_FMT ", symbolic %g s\n", MatProductTypes[type], product->alg, local, st.what.c_str(), st.is_transpose ? "transpose" : pcluster::to_string(st.spgemm.kernel),
+                            (PetscInt64)st.spgemm.flops, (PetscInt64)st.nnz, st.spgemm.seconds_symbolic));
+        if (st.is_transpose) continue;
+        PetscCall(PetscSNPrintf(what, sizeof what, "%s %s, local: %s: %s", MatProductTypes[type], product->alg, local, st.what.c_str()));
+        PetscCall(MatClusterInfoWorkspace_Private(C, what, PETSC_FALSE, st.spgemm));
+      }
     }
   }
   {

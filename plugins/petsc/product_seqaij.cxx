@@ -56,6 +56,7 @@ struct MatProductCluster_SeqAIJ {
   pcluster::Count nnz_c         = 0;
   PetscLogDouble  seconds_csr   = 0; /* building C's structure from the plan's CSR */
   PetscInt        numeric_count = 0;
+  PetscBool       numeric_ran   = PETSC_FALSE; /* a numeric phase has run (not only values formed by symbolic) */
   /* Fused symbolic+numeric (MatMatMult() and friends, api_user): C's values were formed by the
      symbolic phase; the first numeric phase skips the kernel if no operand changed since. */
   PetscBool        values_from_symbolic = PETSC_FALSE;
@@ -432,7 +433,8 @@ static PetscErrorCode MatProductView_Cluster_SeqAIJ(Mat C, PetscViewer viewer)
                                      (PetscInt64)s.flops, (PetscInt64)st.nnz));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     if (cl) PetscCall(PetscViewerASCIIPrintf(viewer, "clusters %" PetscInt64_FMT ", padding %" PetscInt64_FMT " explicit zeros, cluster flops %" PetscInt64_FMT "\n", (PetscInt64)s.num_clusters, (PetscInt64)s.cluster_padding, (PetscInt64)s.cluster_flops));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "rows on the dense accumulator %" PetscInt64_FMT "; seconds: ordering %g, clustering %g, symbolic %g (incl. ordering and clustering)\n", (PetscInt64)s.rows_dense, s.seconds_ordering, s.seconds_clustering, s.seconds_symbolic));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "rows on the dense accumulator %" PetscInt64_FMT "%s; workspace %" PetscInt64_FMT " KiB per thread (peak), %" PetscInt64_FMT " KiB all threads; seconds: ordering %g, clustering %g, symbolic %g (incl. ordering and clustering)\n", (PetscInt64)s.rows_dense,
+                                     s.dense_limited ? " (dense asked for, C too wide)" : "", MatClusterKiB(s.workspace_thread_bytes), MatClusterKiB(s.workspace_bytes), s.seconds_ordering, s.seconds_clustering, s.seconds_symbolic));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "seconds: symbolic %g (all steps), building C %g; numeric runs %" PetscInt_FMT "\n", data->plan.seconds_symbolic(), data->seconds_csr, data->numeric_count));
@@ -482,6 +484,15 @@ static PetscErrorCode MatProductNumeric_SeqAIJ_Cluster(Mat C)
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.flops()));
   PetscCall(PetscLogEventEnd(MAT_ClusterNum, mats[0], mats[1], C, 0));
   PetscCall(MatSeqAIJRestoreArrayWrite(C, &ca));
+  if (!data->numeric_ran) { /* the first numeric phase that ran: its workspace too */
+    data->numeric_ran = PETSC_TRUE;
+    for (const pcluster::ProductStep &st : data->plan.steps()) {
+      char what[128];
+      if (st.is_transpose) continue;
+      PetscCall(PetscSNPrintf(what, sizeof what, "%s %s: %s", MatProductTypes[product->type], product->alg, st.what.c_str()));
+      PetscCall(MatClusterInfoWorkspace_Private(C, what, PETSC_TRUE, st.spgemm));
+    }
+  }
   data->numeric_count++;
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
@@ -580,9 +591,13 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
     const auto *d = static_cast<MatProductCluster_SeqAIJ *>(product->data);
     for (const pcluster::ProductStep &st : d->plan.steps()) {
       if (st.is_transpose) PetscCall(PetscInfo(C, "petsc-cluster %s %s: %s, nnz %" PetscInt64_FMT "\n", MatProductTypes[product->type], product->alg, st.what.c_str(), (PetscInt64)st.nnz));
-      else
+      else {
+        char what[128];
         PetscCall(PetscInfo(C, "petsc-cluster %s %s: %s: kernel %s, scheme %s, clusters %" PetscInt64_FMT ", flops %" PetscInt64_FMT ", nnz %" PetscInt64_FMT "; clustering %g s, symbolic %g s\n", MatProductTypes[product->type], product->alg, st.what.c_str(), pcluster::to_string(st.spgemm.kernel),
                             st.spgemm.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(st.spgemm.scheme) : "-", (PetscInt64)st.spgemm.num_clusters, (PetscInt64)st.spgemm.flops, (PetscInt64)st.nnz, st.spgemm.seconds_clustering, st.spgemm.seconds_symbolic));
+        PetscCall(PetscSNPrintf(what, sizeof what, "%s %s: %s", MatProductTypes[product->type], product->alg, st.what.c_str()));
+        PetscCall(MatClusterInfoWorkspace_Private(C, what, PETSC_FALSE, st.spgemm));
+      }
     }
     PetscCall(PetscInfo(C, "petsc-cluster %s %s: symbolic %g s in all, building C %g s\n", MatProductTypes[product->type], product->alg, d->plan.seconds_symbolic(), t1 - t0));
   }

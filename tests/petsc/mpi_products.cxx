@@ -24,6 +24,7 @@ disagreement.\n\n";
 #include <petscmat.h>
 
 #include "../../examples/problem.hpp"
+#include "test_matrices.hpp"
 #include "user_products.hpp"
 
 #include <algorithm>
@@ -35,56 +36,6 @@ disagreement.\n\n";
 namespace
 {
 
-/* Largest |C - Cref| relative to max |Cref| over all ranks, or -1 if the patterns differ anywhere */
-PetscErrorCode Compare(Mat C, Mat Cref, PetscReal *rel, std::string *where)
-{
-  MPI_Comm  comm = PetscObjectComm((PetscObject)C);
-  PetscInt  rstart, rend, rstart_ref, rend_ref;
-  PetscReal local[2] = {0, 0}, global[2]; /* max |diff|, max |ref| */
-  PetscBool same = PETSC_TRUE, all;
-  char      buf[256] = "";
-
-  PetscFunctionBeginUser;
-  PetscCall(MatGetOwnershipRange(C, &rstart, &rend));
-  PetscCall(MatGetOwnershipRange(Cref, &rstart_ref, &rend_ref));
-  if (rstart != rstart_ref || rend != rend_ref) {
-    same = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(buf, sizeof(buf), "row ranges differ: [%" PetscInt_FMT ",%" PetscInt_FMT ") vs [%" PetscInt_FMT ",%" PetscInt_FMT ")", rstart, rend, rstart_ref, rend_ref));
-  }
-  for (PetscInt i = rstart; same && i < rend; ++i) {
-    PetscInt           n, nref;
-    const PetscInt    *cols, *cols_ref;
-    const PetscScalar *v, *vref;
-    PetscCall(MatGetRow(C, i, &n, &cols, &v));
-    PetscCall(MatGetRow(Cref, i, &nref, &cols_ref, &vref));
-    if (n != nref) {
-      same = PETSC_FALSE;
-      PetscCall(PetscSNPrintf(buf, sizeof(buf), "row %" PetscInt_FMT ": %" PetscInt_FMT " entries, reference %" PetscInt_FMT, i, n, nref));
-    }
-    for (PetscInt k = 0; same && k < n; ++k) {
-      if (cols[k] != cols_ref[k]) {
-        same = PETSC_FALSE;
-        PetscCall(PetscSNPrintf(buf, sizeof(buf), "row %" PetscInt_FMT ": column %" PetscInt_FMT ", reference %" PetscInt_FMT, i, cols[k], cols_ref[k]));
-      }
-      local[0] = PetscMax(local[0], PetscAbsScalar(v[k] - vref[k]));
-      local[1] = PetscMax(local[1], PetscAbsScalar(vref[k]));
-    }
-    PetscCall(MatRestoreRow(Cref, i, &nref, &cols_ref, &vref));
-    PetscCall(MatRestoreRow(C, i, &n, &cols, &v));
-  }
-  PetscCall(MPIU_Allreduce(&same, &all, 1, MPIU_BOOL, MPI_LAND, comm));
-  PetscCall(MPIU_Allreduce(local, global, 2, MPIU_REAL, MPIU_MAX, comm));
-  *rel = all ? (global[1] > 0 ? global[0] / global[1] : global[0]) : -1;
-  if (!same) {
-    PetscMPIInt rank;
-    PetscCallMPI(MPI_Comm_rank(comm, &rank));
-    PetscCall(PetscSynchronizedPrintf(comm, "  [rank %d] %s\n", (int)rank, buf));
-  }
-  PetscCall(PetscSynchronizedFlush(comm, PETSC_STDOUT));
-  *where = all ? "" : "pattern differs";
-  PetscFunctionReturn(0);
-}
-
 /* Every stored value of C is zero (a symbolic-only product) */
 PetscErrorCode AllZero(Mat C, PetscBool *zero)
 {
@@ -93,71 +44,6 @@ PetscErrorCode AllZero(Mat C, PetscBool *zero)
   PetscFunctionBeginUser;
   PetscCall(MatNorm(C, NORM_FROBENIUS, &norm));
   *zero = norm == 0 ? PETSC_TRUE : PETSC_FALSE;
-  PetscFunctionReturn(0);
-}
-
-/* Scales rows and columns by pseudo-random factors in [0.5, 1.5]: new values, same pattern */
-PetscErrorCode Perturb(Mat M, PetscInt seed)
-{
-  Vec      l, r;
-  PetscInt lo, hi;
-
-  PetscFunctionBeginUser;
-  PetscCall(MatCreateVecs(M, &r, &l));
-  for (Vec x : {l, r}) {
-    PetscScalar *a;
-    PetscCall(VecGetOwnershipRange(x, &lo, &hi));
-    PetscCall(VecGetArray(x, &a));
-    for (PetscInt i = lo; i < hi; ++i) a[i - lo] = 0.5 + (PetscReal)(((i + 1) * 2654435761u + (unsigned)seed * 40503u) % 1000u) / 1000.0;
-    PetscCall(VecRestoreArray(x, &a));
-    ++seed;
-  }
-  PetscCall(MatDiagonalScale(M, l, r));
-  PetscCall(VecDestroy(&l));
-  PetscCall(VecDestroy(&r));
-  PetscFunctionReturn(0);
-}
-
-/* P = (I - 0.5 D^-1 A) P0, P0 aggregating k consecutive rows of a rank into one coarse column owned
-   by that rank: the shape of a smoothed-aggregation prolongator */
-PetscErrorCode Prolongator(Mat A, PetscInt k, Mat *P)
-{
-  Mat      P0, AP;
-  Vec      d;
-  PetscInt rstart, rend, m, nc, cstart = 0;
-
-  PetscFunctionBeginUser;
-  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
-  m  = rend - rstart;
-  nc = (m + k - 1) / k;
-  PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
-  {
-    PetscMPIInt rank;
-    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
-    if (rank == 0) cstart = 0;
-  }
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &P0));
-  PetscCall(MatSetSizes(P0, m, nc, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetType(P0, MATMPIAIJ)); /* as A, also on one rank */
-  PetscCall(MatMPIAIJSetPreallocation(P0, 1, NULL, 0, NULL));
-  for (PetscInt i = rstart; i < rend; ++i) PetscCall(MatSetValue(P0, i, cstart + (i - rstart) / k, 1.0, INSERT_VALUES));
-  PetscCall(MatAssemblyBegin(P0, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(P0, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatMatMult(A, P0, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP)); /* PETSc's default (no -matmatmult_via set yet) */
-  PetscCall(MatCreateVecs(A, NULL, &d));
-  PetscCall(MatGetDiagonal(A, d));
-  for (PetscInt i = rstart; i < rend; ++i) { /* rows without a diagonal: no smoothing */
-    PetscScalar v;
-    PetscCall(VecGetValues(d, 1, &i, &v));
-    PetscCall(VecSetValue(d, i, v != 0.0 ? -0.5 / v : 0.0, INSERT_VALUES));
-  }
-  PetscCall(VecAssemblyBegin(d));
-  PetscCall(VecAssemblyEnd(d));
-  PetscCall(MatDiagonalScale(AP, d, NULL));
-  PetscCall(MatAXPY(AP, 1.0, P0, DIFFERENT_NONZERO_PATTERN));
-  *P = AP;
-  PetscCall(MatDestroy(&P0));
-  PetscCall(VecDestroy(&d));
   PetscFunctionReturn(0);
 }
 

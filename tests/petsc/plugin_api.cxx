@@ -13,9 +13,12 @@ Exits nonzero on the first failed check.\n\
 #include <petscmat.h>
 #include <petsc/private/matimpl.h> // Mat_Product::alg
 
+#include "parallel.hpp" // pcluster::detail::kMinParallelWork
+#include "test_matrices.hpp"
 #include "user_products.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -288,28 +291,6 @@ PetscErrorCode TestMatMatMultReuse(void)
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "MatMatMult reuse: ok\n"));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TestThreads(void)
-{
-  Mat       A, C1, C2;
-  PetscBool same;
-
-  PetscFunctionBeginUser;
-  PetscCall(RandomAIJ(400, 400, 8, 41, {}, -1, &A));
-  for (const char *alg : kAlgorithms) {
-    PetscCall(PetscOptionsSetValue(NULL, "-t1_mat_cluster_threads", "1"));
-    PetscCall(PetscOptionsSetValue(NULL, "-t2_mat_cluster_threads", "2"));
-    PetscCall(Product(A, A, alg, "t1_", &C1));
-    PetscCall(Product(A, A, alg, "t2_", &C2));
-    PetscCall(SameProduct(C1, C2, 0.0, &same));
-    CHECK_OR_FAIL(same, "%s: 1 and 2 threads give different results", alg);
-    PetscCall(MatDestroy(&C1));
-    PetscCall(MatDestroy(&C2));
-  }
-  PetscCall(MatDestroy(&A));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "threads: ok\n"));
   PetscFunctionReturn(0);
 }
 
@@ -663,6 +644,75 @@ PetscErrorCode CheckProductType(MatProductType type, const char *alg, PetscInt n
   PetscFunctionReturn(0);
 }
 
+// 1, 2 and 4 threads (-mat_cluster_threads) give the same bits (columns and values compared with
+// memcmp) for every product type and algorithm, and reordered by a seeded random ordering for two of
+// them (tests/unit/test_determinism.cpp covers every combination in the core): through
+// MatProductSymbolic + MatProductNumeric, a second MatProductNumeric, and the user API (MatMatMult()
+// & co., whose symbolic phase forms the values) followed by MAT_REUSE_MATRIX with the same values.
+// The operands are large enough for the core's parallel regions to run in parallel.
+PetscErrorCode TestThreads(void)
+{
+  Mat       A, P, R;
+  MatInfo   ia, ip;
+  const int threads[] = {1, 2, 4};
+
+  PetscFunctionBeginUser;
+  PetscCall(RandomAIJ(5000, 5000, 8, 41, {}, -1, &A));
+  PetscCall(RandomAIJ(5000, 1700, 7, 42, {}, -1, &P));
+  PetscCall(MatTranspose(P, MAT_INITIAL_MATRIX, &R));
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &ia));
+  PetscCall(MatGetInfo(P, MAT_LOCAL, &ip));
+  CHECK_OR_FAIL(ia.nz_used >= pcluster::detail::kMinParallelWork && ip.nz_used >= pcluster::detail::kMinParallelWork, "threads: operands too small to run in parallel");
+  for (int t : threads) {
+    const std::string prefix = "-t" + std::to_string(t) + "_";
+    PetscCall(PetscOptionsSetValue(NULL, (prefix + "mat_cluster_threads").c_str(), std::to_string(t).c_str()));
+  }
+  for (MatProductType type : kTypes) {
+    const Operands o = OperandsFor(type, A, P, R);
+    for (const char *alg : kAlgorithms)
+      for (const char *order : {"natural", "random"}) {
+        if (!std::strcmp(order, "random") && std::strcmp(alg, MATPRODUCTALGORITHMCLUSTER) && std::strcmp(alg, MATPRODUCTALGORITHMROWWISE)) continue;
+        Mat       first = NULL, C;
+        PetscBool same;
+        auto      check = [&](Mat X, int t, const char *how) -> PetscErrorCode {
+          PetscFunctionBeginUser;
+          PetscCall(SameBits(X, first, &same));
+          CHECK_OR_FAIL(same, "%s %s reorder %s: %s with %d thread(s) differs from symbolic+numeric with 1 thread", MatProductTypes[type], alg, order, how, t);
+          PetscFunctionReturn(0);
+        };
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_cluster_reorder", order));
+        for (int t : threads) {
+          const std::string prefix = "t" + std::to_string(t) + "_";
+          PetscCall(PetscOptionsSetValue(NULL, ("-" + prefix + "mat_cluster_reorder").c_str(), order));
+          PetscCall(CreateProduct(type, o, alg, prefix.c_str(), PETSC_TRUE, PETSC_TRUE, &C));
+          if (!first) PetscCall(MatDuplicate(C, MAT_COPY_VALUES, &first));
+          PetscCall(check(C, t, "symbolic+numeric"));
+          PetscCall(MatProductNumeric(C));
+          PetscCall(check(C, t, "a second numeric"));
+          PetscCall(MatDestroy(&C));
+          // The user API reads the unprefixed options.
+          PetscCall(PetscOptionsSetValue(NULL, "-mat_cluster_threads", std::to_string(t).c_str()));
+          PetscCall(PetscOptionsSetValue(NULL, ViaOption(type), alg));
+          PetscCall(UserProduct(type, o.X, o.Y, o.Z, MAT_INITIAL_MATRIX, &C));
+          PetscCall(check(C, t, "fused (user API)"));
+          PetscCall(PetscObjectStateIncrease((PetscObject)o.X)); // same values, but the reuse must run the numeric kernel
+          PetscCall(UserProduct(type, o.X, o.Y, o.Z, MAT_REUSE_MATRIX, &C));
+          PetscCall(check(C, t, "MAT_REUSE_MATRIX"));
+          PetscCall(PetscOptionsClearValue(NULL, ViaOption(type)));
+          PetscCall(PetscOptionsClearValue(NULL, "-mat_cluster_threads"));
+          PetscCall(MatDestroy(&C));
+        }
+        PetscCall(MatDestroy(&first));
+      }
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cluster_reorder"));
+  PetscCall(MatDestroy(&R));
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatDestroy(&A));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "threads: ok (1, 2, 4 threads, every type and algorithm, bit for bit)\n"));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TestProductTypes(void)
 {
   PetscFunctionBeginUser;
@@ -733,11 +783,11 @@ int main(int argc, char **argv)
   PetscCall(TestShapes());
   PetscCall(TestReuseAndLifecycle());
   PetscCall(TestMatMatMultReuse());
-  PetscCall(TestThreads());
   PetscCall(TestErrorsLeaveOperandsUntouched());
   PetscCall(TestUnhandled());
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-petsc_names", &g_petsc_names, NULL));
   PetscCall(TestProductTypes());
+  PetscCall(TestThreads());
   PetscCall(TestMixedMAIJ());
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "all plugin API checks passed\n"));
   PetscCall(PetscFinalize());

@@ -7,15 +7,18 @@
 #         -P run_compare.cmake
 #
 # LAUNCH (optional): a launcher put before EXE (the program and its reference run), e.g. mpiexec.
+# REF_LAUNCH (optional): another launcher for the reference run (e.g. another number of ranks).
 #
 # REF_ARGS: instead of a file, the expected output is that of a run of the same program with these
 # arguments (PETSc's own algorithms): used where the installed output file was made on another
 # platform and differs in the last printed digits even for PETSc's own run here.
 # FORBID_REGEX (optional): the combined stdout+stderr must not match it.
 # Whatever the arguments, the output must not contain -malloc_dump's report of unfreed memory
-# (malloc_dump.cmake; the tests pass -malloc_debug -malloc_dump).
+# (malloc_dump.cmake; the tests pass -malloc_dump).
 # REQUIRE_REGEX (optional): the combined stdout+stderr must match it (e.g. an -info line showing
 # that the plugin, not PETSc, ran the product).
+# REQUIRE_COUNT1..REQUIRE_COUNT9 (optional): "<n>:<regex>": the combined stdout+stderr holds exactly
+# n matches of the regex (e.g. an -info line once per product: nothing registered or wrapped twice).
 # LOG_LESS (optional): "EventA<EventB[,EventC<EventD...]": in the -log_view table of the output,
 # both events must appear and EventA must have run fewer times than EventB (e.g. symbolic fewer
 # times than numeric when MAT_REUSE_MATRIX reuses the structure).
@@ -27,6 +30,10 @@ if(NOT DEFINED EXE)
 endif()
 string(REPLACE "|" ";" _args "${ARGS}")
 string(REPLACE "|" ";" _launch "${LAUNCH}")
+set(_ref_launch "${_launch}")
+if(DEFINED REF_LAUNCH)
+  string(REPLACE "|" ";" _ref_launch "${REF_LAUNCH}")
+endif()
 if(NOT DEFINED WORKDIR)
   set(WORKDIR ".")
 endif()
@@ -77,6 +84,24 @@ if(DEFINED REQUIRE_REGEX AND NOT "${REQUIRE_REGEX}" STREQUAL "")
   endif()
 endif()
 
+foreach(_i RANGE 1 9)
+  if(NOT DEFINED REQUIRE_COUNT${_i})
+    continue()
+  endif()
+  if(NOT "${REQUIRE_COUNT${_i}}" MATCHES "^([0-9]+):(.+)$")
+    message(FATAL_ERROR "REQUIRE_COUNT${_i}: expected <n>:<regex>, got ${REQUIRE_COUNT${_i}}")
+  endif()
+  set(_want ${CMAKE_MATCH_1})
+  set(_re "${CMAKE_MATCH_2}")
+  string(REGEX MATCHALL "${_re}" _found "${out}\n${err}")
+  list(LENGTH _found _n)
+  if(NOT _n EQUAL _want)
+    message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
+    message(FATAL_ERROR "FAILED: /${_re}/ matches ${_n} times, expected ${_want}")
+  endif()
+  message("count: /${_re}/ ${_n} times")
+endforeach()
+
 if(DEFINED LOG_LESS AND NOT "${LOG_LESS}" STREQUAL "")
   string(REPLACE "," ";" _pairs "${LOG_LESS}")
   foreach(_pair IN LISTS _pairs)
@@ -103,7 +128,7 @@ set(_have_expected FALSE)
 if(DEFINED REF_ARGS AND NOT "${REF_ARGS}" STREQUAL "")
   # The expected output is that of a reference run of the same program (PETSc's own algorithms).
   string(REPLACE "|" ";" _ref_args "${REF_ARGS}")
-  execute_process(COMMAND ${_launch} ${EXE} ${_ref_args} WORKING_DIRECTORY ${WORKDIR}
+  execute_process(COMMAND ${_ref_launch} ${EXE} ${_ref_args} WORKING_DIRECTORY ${WORKDIR}
     RESULT_VARIABLE ref_rc OUTPUT_VARIABLE expected ERROR_VARIABLE ref_err)
   if(NOT ref_rc EQUAL 0)
     message("---- reference stderr ----\n${ref_err}")

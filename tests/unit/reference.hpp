@@ -5,6 +5,7 @@
 
 #include "pcluster/clustering.hpp"
 #include "pcluster/csr.hpp"
+#include "pcluster/product.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,9 +90,55 @@ inline std::int64_t reference_flops(const Dense2 &A, const Dense2 &B)
   return f;
 }
 
+inline Dense2 transposed(const Dense2 &M)
+{
+  Dense2 T;
+  T.nrows = M.ncols;
+  T.ncols = M.nrows;
+  for (const auto &e : M.entries) T.entries[{e.first.second, e.first.first}] = e.second;
+  return T;
+}
+
+// A product type by its definition (PETSc's operand naming, see pcluster/product.hpp), from the
+// reference SpGEMM: nothing shared with the chains the library runs. The association differs from
+// the library's where it can (PtAP as (P^T A) P), so the values agree only up to rounding, and
+// exactly only while they are finite.
+inline Dense2 reference_product(pcluster::ProductType t, const std::vector<Dense2> &m)
+{
+  using pcluster::ProductType;
+  switch (t) {
+  case ProductType::AB: return reference_product(m[0], m[1]);
+  case ProductType::AtB: return reference_product(transposed(m[0]), m[1]);
+  case ProductType::ABt: return reference_product(m[0], transposed(m[1]));
+  case ProductType::PtAP: return reference_product(reference_product(transposed(m[1]), m[0]), m[1]);
+  case ProductType::RARt: return reference_product(reference_product(m[1], m[0]), transposed(m[1]));
+  case ProductType::ABC: return reference_product(reference_product(m[0], m[1]), m[2]);
+  }
+  throw std::logic_error("product type");
+}
+
+// The multiply-adds of the chain of SpGEMMs that product.hpp documents for each type (PtAP is
+// A*P, then P^T*(AP); ABC is B*C, then A*(BC)): what ProductPlan::flops() must report.
+inline std::int64_t reference_chain_flops(pcluster::ProductType t, const std::vector<Dense2> &m)
+{
+  using pcluster::ProductType;
+  switch (t) {
+  case ProductType::AB: return reference_flops(m[0], m[1]);
+  case ProductType::AtB: return reference_flops(transposed(m[0]), m[1]);
+  case ProductType::ABt: return reference_flops(m[0], transposed(m[1]));
+  case ProductType::PtAP: return reference_flops(m[0], m[1]) + reference_flops(transposed(m[1]), reference_product(m[0], m[1]));
+  case ProductType::RARt:
+    return reference_flops(m[0], transposed(m[1])) + reference_flops(m[1], reference_product(m[0], transposed(m[1])));
+  case ProductType::ABC: return reference_flops(m[1], m[2]) + reference_flops(m[0], reference_product(m[1], m[2]));
+  }
+  throw std::logic_error("product type");
+}
+
 // Compares a CSR result (rowptr, colidx, values) with the reference: exact pattern (sorted
-// columns, no extra entries), values within rtol * max|ref|. Returns "" when equal, else the
-// first difference.
+// columns, no extra entries), finite values within rtol * max|finite ref|, and a non-finite
+// reference value matched in kind (NaN by NaN, an infinity by the same infinity: they come from
+// Inf/NaN operands, whatever the order of summation). Returns "" when equal, else the first
+// difference.
 template <class I>
 std::string compare_csr(const Dense2 &ref, std::int64_t nrows, std::int64_t ncols, const std::vector<I> &rowptr,
                         const std::vector<I> &colidx, const double *values, double rtol = 1e-12)
@@ -113,7 +161,8 @@ std::string compare_csr(const Dense2 &ref, std::int64_t nrows, std::int64_t ncol
     os << "nnz " << colidx.size() << " != reference nnz " << ref.entries.size() << "; ";
   }
   double scale = 0;
-  for (const auto &e : ref.entries) scale = std::max(scale, std::abs(e.second));
+  for (const auto &e : ref.entries)
+    if (std::isfinite(e.second)) scale = std::max(scale, std::abs(e.second));
   if (scale == 0) scale = 1;
   auto it = ref.entries.begin();
   for (std::int64_t i = 0; i < nrows; ++i) {
@@ -130,8 +179,10 @@ std::string compare_csr(const Dense2 &ref, std::int64_t nrows, std::int64_t ncol
         return os.str();
       }
       if (values) {
-        const double d = std::abs(values[p] - it->second);
-        if (!(d <= rtol * scale)) {
+        const double got = values[p], want = it->second;
+        const bool same_kind = std::isnan(want) ? std::isnan(got) : got == want;
+        const double d = std::abs(got - want);
+        if (std::isfinite(want) ? !(d <= rtol * scale) : !same_kind) {
           os << "value at (" << i << "," << j << ") = " << values[p] << ", reference " << it->second << " (|diff| "
              << d << ", scale " << scale << ")";
           return os.str();

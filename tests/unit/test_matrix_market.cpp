@@ -126,6 +126,8 @@ TEST_CASE("Matrix Market: malformed input names the file and the line", "[mm]")
   expect_error(kGeneral + "2 x 1\n", 2, "bad size line");
   expect_error(kGeneral + "2 -2 1\n", 2, "negative");
   expect_error(kGeneral + "3000000000 2 1\n1 1 1\n", 2, "does not fit");
+  // 2 x entries of a symmetric file past 2^63 (signed overflow before; found by fuzz_matrix_market)
+  expect_error("%%MatrixMarket matrix coordinate real symmetric\n4 4 7000000000000000004\n", 2, "does not fit");
   expect_error("%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n", 2, "square");
   expect_error(kGeneral + "2 2 3\n1 1 1\n2 2 2\n", 5, "truncated: 2 of the 3 entries");
   expect_error(kGeneral + "2 2 3\n1 1 1\n2 2 2", 5, "truncated"); // the missing entry would be line 5
@@ -141,6 +143,22 @@ TEST_CASE("Matrix Market: malformed input names the file and the line", "[mm]")
   expect_error("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n2 1 7\n", 3, "unexpected text");
   expect_error("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 1\n", 3, "diagonal");
   CHECK_THROWS_AS((read_matrix_market<std::int32_t, double>("/nonexistent/x.mtx")), MatrixMarketError);
+}
+
+TEST_CASE("Matrix Market: a value beyond float's range is an error for a float matrix, not Inf", "[mm]")
+{
+  // Found by fuzz_matrix_market: 1e39 was read as Inf into a float matrix (which write_matrix_market
+  // then wrote as "inf", which the reader rejects).
+  const std::string text = kGeneral + "2 2 2\n1 1 1\n2 1 -1e39\n";
+  try {
+    parse_matrix_market<std::int32_t, float>(text, "f.mtx");
+    FAIL("no exception");
+  } catch (const MatrixMarketError &e) {
+    CHECK(e.line == 4);
+    CHECK(std::string(e.what()).find("out of the range of float") != std::string::npos);
+  }
+  CHECK(parse_matrix_market<std::int32_t, double>(text, "d.mtx").values[1] == -1e39);
+  CHECK(parse_matrix_market<std::int32_t, float>(kGeneral + "1 1 1\n1 1 3.4e38\n", "f.mtx").values[0] == 3.4e38f);
 }
 
 TEMPLATE_TEST_CASE("Matrix Market: write then read gives the same matrix", "[mm]", float, double)

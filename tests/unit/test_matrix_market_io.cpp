@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -163,6 +164,12 @@ TEMPLATE_TEST_CASE("Matrix Market write then read gives the same matrix", "[matr
     CHECK(B.colidx == A.colidx);
     CHECK(B.values == A.values); // bitwise: enough digits are written
     CHECK(info.nnz == A.nnz());
+    // Written to a stream and parsed from memory: the same matrix.
+    std::ostringstream text;
+    write_matrix_market<I, double>(text, A.view(), "written by the unit tests");
+    const auto S = parse_matrix_market<I, double>(text.str(), "stream");
+    CHECK(S.colidx == A.colidx);
+    CHECK(S.values == A.values);
     // A pattern view is written as a pattern file.
     auto P = A.view();
     P.values = nullptr;
