@@ -6,7 +6,7 @@
 # Extra arguments go to ctest (e.g. -L unit, -R ex62, --rerun-failed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh # the packages (and the normal build, if not there yet)
+scripts/setup.sh --packages
 echo "== configuring and building (build-asan/)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCLUSTER_SANITIZE=ON
 # The build runs the unit test binaries to list their test cases, and one starts MPI: its leaks at
