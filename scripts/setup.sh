@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config petsc-dev libpetsc3.18-dev-examples libhypre-dev libmetis-dev
           libsuitesparse-dev libtrilinos-zoltan-dev catch2 libopenmpi-dev openmpi-bin libgraphblas-dev
-          python3-matplotlib
+          python3-matplotlib valgrind
           clang libclang-rt-dev libomp-dev) # the fuzzers (scripts/fuzz.sh): clang, libFuzzer, clang's OpenMP
 missing=()
 for p in "${packages[@]}"; do

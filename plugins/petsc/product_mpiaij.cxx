@@ -36,7 +36,6 @@
 #include "petscclusterimpl.h"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -319,8 +318,9 @@ static PetscErrorCode MatClusterLocalRowsRefresh(Mat M, LocalRows *r)
     PetscCall(PetscFree(sub));
     PetscCall(MatSeqAIJGetCsrView_Cluster(r->fetched, "fetched rows", &f));
     const PetscInt low = f.rowptr[r->own_row0]; /* values of the fetched rows left of the own rows */
-    std::memcpy(R.values.data(), f.values, (size_t)low * sizeof(PetscScalar));
-    std::memcpy(R.values.data() + R.rowptr[r->own_row0 + r->own_rows], f.values + low, (size_t)(f.nnz() - low) * sizeof(PetscScalar));
+    /* std::copy, not memcpy: f.values is null when no fetched row has an entry */
+    std::copy(f.values, f.values + low, R.values.begin());
+    std::copy(f.values + low, f.values + f.nnz(), R.values.begin() + R.rowptr[r->own_row0 + r->own_rows]);
   }
   PetscFunctionReturn(0);
 }

@@ -4,7 +4,8 @@
 # builds different levels, or does not converge. The 'hypre' row (PETSc's own -matptap_via hypre)
 # is printed but not checked.
 if(TARGET amg_setup)
-  set(_amg_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=2;OMP_WAIT_POLICY=passive;PETSC_OPTIONS=")
+  set(_amg_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=2;OMP_WAIT_POLICY=passive;PETSC_OPTIONS="
+    ${PCLUSTER_SANITIZER_ENV})
   set(_amg_cases
     # the README's job at a small size: both problems, both preconditioners, cluster, re-setup
     "small|-n|8|-check"
@@ -19,7 +20,7 @@ if(TARGET amg_setup)
   foreach(c IN LISTS _amg_cases)
     string(REPLACE "|" ";" c "${c}")
     list(POP_FRONT c name)
-    add_test(NAME petsc.amg_setup.${name} COMMAND amg_setup ${c})
+    add_test(NAME petsc.amg_setup.${name} COMMAND amg_setup ${c} ${PCLUSTER_MALLOC_CHECK_ARGS})
     set_tests_properties(petsc.amg_setup.${name} PROPERTIES LABELS petsc TIMEOUT 300 ENVIRONMENT "${_amg_env}"
       FAIL_REGULAR_EXPRESSION "PETSC ERROR")
   endforeach()
@@ -27,7 +28,7 @@ if(TARGET amg_setup)
   add_test(NAME petsc.amg_setup.check_fails COMMAND amg_setup -problem poisson -pcs gamg -n 6 -ksp_max_it 2 -check)
   set_tests_properties(petsc.amg_setup.check_fails PROPERTIES LABELS petsc TIMEOUT 60 ENVIRONMENT "${_amg_env}" WILL_FAIL TRUE)
   # -help documents every option of the example (and the program still runs, here at a tiny size).
-  add_test(NAME petsc.amg_setup.help COMMAND amg_setup -help -problem poisson -pcs gamg -n 4)
+  add_test(NAME petsc.amg_setup.help COMMAND amg_setup -help -problem poisson -pcs gamg -n 4 ${PCLUSTER_MALLOC_CHECK_ARGS})
   set_tests_properties(petsc.amg_setup.help PROPERTIES LABELS petsc TIMEOUT 60 ENVIRONMENT "${_amg_env}"
     PASS_REGULAR_EXPRESSION "-problem <[^\n]*poisson elasticity all.*-n <.*-pcs <.*-algs <.*-ksp_rtol <.*-ksp_max_it <.*-resetup: .*-reps <.*-check: .*-check_rtol <.*-json <")
   # Under MPI (MPIAIJ products), 2 ranks x 1 thread and 3 ranks: the same iterations and levels as

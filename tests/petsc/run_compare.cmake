@@ -13,8 +13,9 @@
 # REF_ARGS: instead of a file, the expected output is that of a run of the same program with these
 # arguments (PETSc's own algorithms): used where the installed output file was made on another
 # platform and differs in the last printed digits even for PETSc's own run here.
-# FORBID_REGEX (optional): the combined stdout+stderr must not match it (e.g. -malloc_dump's report
-# of unfreed memory).
+# FORBID_REGEX (optional): the combined stdout+stderr must not match it.
+# Whatever the arguments, the output must not contain -malloc_dump's report of unfreed memory
+# (malloc_dump.cmake; the tests pass -malloc_dump).
 # REQUIRE_REGEX (optional): the combined stdout+stderr must match it (e.g. an -info line showing
 # that the plugin, not PETSc, ran the product).
 # REQUIRE_COUNT1..REQUIRE_COUNT9 (optional): "<n>:<regex>": the combined stdout+stderr holds exactly
@@ -101,6 +102,11 @@ function(_normalise text outvar)
   set(${outvar} "${result}" PARENT_SCOPE)
 endfunction()
 
+include(${CMAKE_CURRENT_LIST_DIR}/malloc_dump.cmake)
+if("${out}\n${err}" MATCHES "${PCLUSTER_MALLOC_DUMP_REGEX}")
+  message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
+  message(FATAL_ERROR "FAILED: PETSc reports unfreed memory (-malloc_dump): ${CMAKE_MATCH_0}")
+endif()
 if(DEFINED FORBID_REGEX AND NOT "${FORBID_REGEX}" STREQUAL "")
   if("${out}\n${err}" MATCHES "${FORBID_REGEX}")
     message("---- stdout ----\n${out}\n---- stderr ----\n${err}")

@@ -1,5 +1,6 @@
 # Runs a PETSc program that must fail: checks that the exit code is nonzero, that it did not crash,
-# and that its error message (stdout+stderr without PETSc's echo of the options) matches every
+# that it reported no unfreed memory (-malloc_dump, when it got as far as PetscFinalize), and that
+# its error message (stdout+stderr without PETSc's echo of the options) matches every
 # regex given as EXPECT1..EXPECT9 (all must match, in any order).
 #
 #   cmake -DEXE=prog -DARGS="a|b|c" -DEXPECT1=regex [-DEXPECT2=regex ...] [-DALLOW_SUCCESS=ON]
@@ -14,6 +15,10 @@ string(REPLACE "|" ";" _launch "${LAUNCH}")
 execute_process(COMMAND ${_launch} ${EXE} ${_args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}\n${err}")
 message("---- output of ${EXE} ${ARGS} (exit ${rc}) ----\n${all}")
+include(${CMAKE_CURRENT_LIST_DIR}/malloc_dump.cmake)
+if(all MATCHES "${PCLUSTER_MALLOC_DUMP_REGEX}")
+  message(FATAL_ERROR "FAILED: PETSc reports unfreed memory (-malloc_dump): ${CMAKE_MATCH_0}")
+endif()
 # Only the error message itself counts: PETSc echoes the command line in its "Option Table"
 # (which would match any option name), and prints the configure line and the program path.
 string(FIND "${all}" "PETSc Option Table entries" _cut)

@@ -1,0 +1,35 @@
+# The sanitizer build's test set-up, included by tests/CMakeLists.txt when PCLUSTER_SANITIZE is on
+# (the top-level CMakeLists.txt compiles and links every target with -fsanitize=address,undefined).
+# scripts/sanitize.sh configures, builds and tests such a build in build-asan/.
+
+# Added to the ENVIRONMENT of every test (tests/unit, tests/petsc); mpiexec passes it to the ranks.
+# Leaks are checked (LeakSanitizer) with third-party leaks suppressed in lsan.supp; UBSan reports
+# abort already (-fno-sanitize-recover), print_stacktrace says where from.
+set(PCLUSTER_SANITIZER_ENV
+  "ASAN_OPTIONS=detect_leaks=1"
+  "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan.supp:print_suppressions=0"
+  "UBSAN_OPTIONS=print_stacktrace=1")
+
+# Test timeouts are this many times the normal build's (tests/petsc): instrumented code runs a few
+# times slower, and the slowest tests take minutes already.
+set(PCLUSTER_SANITIZER_TIMEOUT_FACTOR 4)
+
+add_library(pcluster_keep_dlopened OBJECT ${CMAKE_CURRENT_LIST_DIR}/keep_dlopened.c)
+
+# pcluster_keep_dlopened_everywhere(<dir>): links keep_dlopened.c into every executable defined in
+# <dir> and below (ours and the stock PETSc programs), its dlclose exported so that the shared
+# libraries (PETSc, Open MPI) bind to it.
+function(pcluster_keep_dlopened_everywhere dir)
+  get_property(_targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(t IN LISTS _targets)
+    get_target_property(_type ${t} TYPE)
+    if(_type STREQUAL "EXECUTABLE")
+      target_link_libraries(${t} PRIVATE pcluster_keep_dlopened)
+      target_link_options(${t} PRIVATE "LINKER:--export-dynamic-symbol=dlclose")
+    endif()
+  endforeach()
+  get_property(_subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(d IN LISTS _subdirs)
+    pcluster_keep_dlopened_everywhere("${d}")
+  endforeach()
+endfunction()
