@@ -50,10 +50,6 @@ const MatProductType kTypes[] = {MATPRODUCT_AB, MATPRODUCT_AtB, MATPRODUCT_ABt, 
 PetscBool   g_verbose = PETSC_FALSE;
 PetscMPIInt g_rank = 0, g_size = 1;
 
-struct Operands {
-  Mat X = NULL, Y = NULL, Z = NULL; /* Z: ABC only */
-};
-
 /* The names of the product's operands in messages: A, B (P for PtAP, R for RARt), C */
 const char *OperandName(MatProductType type, int k)
 {
@@ -397,23 +393,6 @@ PetscErrorCode StillUsable(MatProductType type, const Operands &o)
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&Cref));
   PetscFunctionReturn(0);
-}
-
-/* The operands of a type from a square A (n x n), P (n x k) and R = P^T, as plugin_api does:
-   AB: A*P  AtB: P^T*A  ABt: A*R^T  PtAP: P^T*A*P  RARt: R*A*R^T  ABC: R*A*P */
-Operands OperandsFor(MatProductType type, Mat A, Mat P, Mat R)
-{
-  switch (type) {
-  case MATPRODUCT_AtB:
-    return {P, A, NULL};
-  case MATPRODUCT_ABt:
-  case MATPRODUCT_RARt:
-    return {A, R, NULL};
-  case MATPRODUCT_ABC:
-    return {R, A, P};
-  default:
-    return {A, P, NULL};
-  }
 }
 
 std::vector<Mat> List(const Operands &o)

@@ -416,26 +416,6 @@ std::vector<const char *> AlgorithmsFor(MatProductType type)
   }
 }
 
-// The option PETSc's user API (MatPtAP, ...) reads for the type.
-struct Operands {
-  Mat X = NULL, Y = NULL, Z = NULL; // Z for ABC only
-};
-
-Operands OperandsFor(MatProductType type, Mat A, Mat P, Mat R)
-{
-  switch (type) {
-  case MATPRODUCT_AtB:
-    return {P, A, NULL};
-  case MATPRODUCT_ABt:
-  case MATPRODUCT_RARt:
-    return {A, R, NULL};
-  case MATPRODUCT_ABC:
-    return {R, A, P};
-  default: // AB, PtAP
-    return {A, P, NULL};
-  }
-}
-
 // MatProductCreate + type + algorithm (+ prefix), optionally symbolic and numeric.
 PetscErrorCode CreateProduct(MatProductType type, const Operands &o, const char *alg, const char *prefix, PetscBool symbolic, PetscBool numeric, Mat *C)
 {
