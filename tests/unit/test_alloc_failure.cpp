@@ -27,7 +27,9 @@ std::atomic<long> g_fail_after{-1};
 std::atomic<long> g_count{0}; // allocations since the counter was reset
 } // namespace
 
-// The replaceable global allocation functions (array and sized forms forward to these).
+// The replaceable global allocation functions, every form of them: AddressSanitizer replaces each
+// form itself, so one left out (Catch2's nothrow new, the core's new[]) would pair ASan's allocation
+// with our free(), or escape the injection. Only the throwing forms fail on purpose.
 void *operator new(std::size_t n)
 {
   if (g_fail_after.load(std::memory_order_relaxed) >= 0 && g_fail_after.fetch_sub(1) == 0) throw std::bad_alloc();
@@ -35,8 +37,15 @@ void *operator new(std::size_t n)
   if (void *p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
+void *operator new[](std::size_t n) { return operator new(n); }
+void *operator new(std::size_t n, const std::nothrow_t &) noexcept { return std::malloc(n ? n : 1); }
+void *operator new[](std::size_t n, const std::nothrow_t &) noexcept { return std::malloc(n ? n : 1); }
 void operator delete(void *p) noexcept { std::free(p); }
+void operator delete[](void *p) noexcept { std::free(p); }
 void operator delete(void *p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void *p, std::size_t) noexcept { std::free(p); }
+void operator delete(void *p, const std::nothrow_t &) noexcept { std::free(p); }
+void operator delete[](void *p, const std::nothrow_t &) noexcept { std::free(p); }
 
 using namespace pcluster;
 
