@@ -424,6 +424,10 @@ static PetscErrorCode MatClusterAllRanks(MPI_Comm comm, PetscErrorCode ierr, con
   SETERRQ(comm, (PetscErrorCode)worst.code, "petsc-cluster %s failed on rank %d: %s (that rank's message says why)", what, worst.rank, text ? text : "");
 }
 
+/* PetscClusterCallCXX for local work whose error (an exception of the core) must reach every rank */
+#define MatClusterCallCXXAllRanks(comm, what, ...) \
+  PetscCall(MatClusterAllRanks((comm), PetscClusterCallCXX_Private((comm), __LINE__, PETSC_FUNCTION_NAME, __FILE__, (what), [&]() { __VA_ARGS__; }), (what)))
+
 static PetscErrorCode MatClusterSplitStorageDestroy(void *ctx)
 {
   PetscFunctionBegin;
@@ -620,7 +624,7 @@ static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, Pets
 
   if (has_remote) { /* R's rows owned by other ranks: PETSc's COO assembly sums them on their owners */
     std::vector<PetscInt> ci, cj;
-    PetscCall(MatClusterAllRanks(comm, PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, "assembling C", [&]() {
+    MatClusterCallCXXAllRanks(comm, "assembling C", {
       for (PetscInt i = 0; i < R.nrows; ++i) {
         if (i == own_row0) i += m;
         if (i >= R.nrows) break;
@@ -630,7 +634,7 @@ static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, Pets
         }
       }
       MatClusterRemoteValues(R, own_row0, m, out->remote_values);
-    }), "assembling C"));
+    });
     PetscCall(MatCreate(comm, &out->remote));
     PetscCall(MatSetSizes(out->remote, m, n, M, N));
     PetscCall(MatSetType(out->remote, MATMPIAIJ));
@@ -639,7 +643,7 @@ static PetscErrorCode MatClusterResultSymbolic(MPI_Comm comm, const Csr &R, Pets
     PetscCall(MatClusterGetBlocks(out->remote, &rb));
   }
 
-  PetscCall(MatClusterAllRanks(comm, PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, "assembling C", [&]() { st = MatClusterMergeRows(R, own_row0, col_global, own_col0, has_remote ? &rb : nullptr, force_diagonal, m, rstart, cstart, cend, N, out); }), "assembling C"));
+  MatClusterCallCXXAllRanks(comm, "assembling C", st = MatClusterMergeRows(R, own_row0, col_global, own_col0, has_remote ? &rb : nullptr, force_diagonal, m, rstart, cstart, cend, N, out));
   out->own_col0 = own_col0;
   /* T, the container and the arrays are freed on every error path (T does not own the arrays, so T goes first) */
   ierr = [&]() -> PetscErrorCode {
@@ -805,11 +809,11 @@ static PetscErrorCode MatClusterMPIProductNumeric(MatProductCluster_MPIAIJ *d, M
   if (P) PetscCall(MatClusterLocalRowsRefresh(P, &d->p));
   PetscCall(PetscLogEventBegin(MAT_ClusterNum, A, B, out, 0));
   const Csr &R = d->result();
-  PetscCall(MatClusterAllRanks(comm, PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, "numeric phase", [&]() {
+  MatClusterCallCXXAllRanks(comm, "numeric phase", {
     if (d->has_ab) d->ab_plan.numeric({d->a.csr.view(), d->right.csr.view()}, d->ab.view(), d->ab.values.data());
     if (d->has_at) d->at_plan.numeric({P ? d->p.csr.view() : d->a.csr.view(), P ? d->ab.view() : d->right.csr.view()}, d->at.view(), d->at.values.data());
     if (d->out.remote) MatClusterRemoteValues(R, d->out.own_row0, out->rmap->n, d->out.remote_values);
-  }), "numeric phase"));
+  });
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)((d->has_ab ? d->ab_plan.flops() : 0) + (d->has_at ? d->at_plan.flops() : 0))));
   PetscCall(PetscLogEventEnd(MAT_ClusterNum, A, B, out, 0));
   if (d->out.remote) PetscCall(MatSetValuesCOO(d->out.remote, d->out.remote_values.data(), INSERT_VALUES));
