@@ -210,14 +210,7 @@ PetscErrorCode TestReuseAndLifecycle(void)
     PetscCall(MatProductClear(C));
     PetscCall(SameProduct(Cref, C, 1e-12, &same));
     CHECK_OR_FAIL(same, "%s: C changed after MatProductClear", alg);
-    {
-      Vec x, y;
-      PetscCall(MatCreateVecs(C, &x, &y));
-      PetscCall(VecSet(x, 1.0));
-      PetscCall(MatMult(C, x, y));
-      PetscCall(VecDestroy(&x));
-      PetscCall(VecDestroy(&y));
-    }
+    PetscCall(MultiplyByOnes(C));
     PetscCall(MatDestroy(&Cref));
     PetscCall(MatDestroy(&C));
 
@@ -557,14 +550,9 @@ PetscErrorCode CheckProductType(MatProductType type, const char *alg, PetscInt n
   PetscCall(MatProductNumeric(C));
   PetscCall(MatProductClear(C));
   PetscCall(CheckTypeAgainstDefault(type, o, C, alg, "after MatProductClear"));
+  PetscCall(MultiplyByOnes(C));
   {
     Mat D;
-    Vec x, y;
-    PetscCall(MatCreateVecs(C, &x, &y));
-    PetscCall(VecSet(x, 1.0));
-    PetscCall(MatMult(C, x, y));
-    PetscCall(VecDestroy(&x));
-    PetscCall(VecDestroy(&y));
     PetscCall(MatDuplicate(C, MAT_COPY_VALUES, &D));
     PetscCall(SameProduct(C, D, 0.0, &same));
     CHECK_OR_FAIL(same, "%s %s %s: MatDuplicate of a cleared C differs", tn, alg, shape);

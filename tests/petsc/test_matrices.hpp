@@ -1,7 +1,8 @@
 /*
    Operands and comparisons for the PETSc-level test programs (mpi_products.cxx, determinism.cxx,
-   products_in_flight.cxx): new values on a fixed pattern, a smoothed-aggregation-like prolongator made
-   by PETSc, comparisons of two products on every rank, and their list options.
+   products_in_flight.cxx, plugin_api.cxx, bad_input.cxx): new values on a fixed pattern, a
+   smoothed-aggregation-like prolongator made by PETSc, comparisons of two products on every rank, a
+   check that a matrix still works, and their list options.
 */
 #pragma once
 
@@ -153,6 +154,20 @@ inline PetscErrorCode SameBits(Mat X, Mat Y, PetscBool *same)
     PetscCall(MatRestoreRow(X, i, &nx, &cx, &vx));
   }
   PetscCall(MPIU_Allreduce(&mine, same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)X)));
+  PetscFunctionReturn(0);
+}
+
+/* M still works as an operator: y = M*ones (an error if its structure is broken) */
+inline PetscErrorCode MultiplyByOnes(Mat M)
+{
+  Vec x, y;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(M, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMult(M, x, y));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
   PetscFunctionReturn(0);
 }
 
