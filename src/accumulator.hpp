@@ -1,12 +1,36 @@
 // Column maps: the accumulators of Gustavson's algorithm, reduced to what both phases need.
 //
-// A ColumnMap assigns consecutive slots 0,1,2,... to the distinct output columns of one row (or
+// A column map assigns consecutive slots 0,1,2,... to the distinct output columns of one row (or
 // one cluster) as they are first seen. The symbolic phase records, per slot, the column and the
 // mask of cluster rows that reach it; the numeric phase keeps values in a slot-indexed array.
 // Keeping values out of the map keeps the map small (keys and slots only) and lets the cluster
 // kernel store s values per slot contiguously.
 //
-// Two implementations, chosen per row/cluster by use_dense():
+// The kernel (src/spgemm_kernel.hpp) is written once against the operations every map offers:
+//
+//   static constexpr Accumulator kind;         the option value that names it
+//   static bool supports(Count ncols);         can it serve a product with ncols columns of C?
+//   void prepare(I ncols, unsigned uses);      allocate what the uses below need (kMarks, kSlots,
+//                                              kPositions), before the first row of a phase
+//   void reset(Count expected);                start a row/cluster with <= expected columns
+//   bool mark(I j);                            record column j (no slot); true if new
+//   I insert<Track>(I j, bool &inserted);      slot of j, a new one if j is new; with Track the
+//                                              column is also recorded as mark() does
+//   I find(I j) const;                         slot of a column inserted since reset()
+//   bool scan_sorted(I *out, Count n);         the n recorded columns in ascending order into out,
+//                                              clearing the record, if the map can do it faster
+//                                              than a sort; false (and nothing done) otherwise
+//   void unrecord(const I *first, const I *last); clear the record of these columns
+//   void bind_positions(const I *cols, I n);   row-wise numeric: column cols[p] is at position p
+//   I position(I j) const;                     ... of a column bound so
+//   std::size_t bytes() const;                 allocated so far (never shrinks: the phase's peak)
+//
+// To add an accumulator: write one class with these operations here, add its value to the enum
+// Accumulator and its name to kAccumulatorNames (include/pcluster/spgemm.hpp), and append the class
+// to ColumnMaps below. choose_accumulator() then honours it when asked for by name; teaching Auto
+// when to pick it is a change of prefer_dense()'s rule.
+//
+// The two maps, chosen per row/cluster by choose_accumulator():
 //  - DenseColumnMap: ncols-wide slot and stamp arrays per thread, O(1) with no probing; allocated
 //    lazily, only by threads that meet a row for which it is chosen.
 //  - HashColumnMap: open addressing with linear probing and Fibonacci hashing, capacity the next
@@ -18,11 +42,11 @@
 // runs, every row of a cluster counted (each map is sized by at most W: the unit's flops, or its
 // entries of C), I = sizeof(index), V = sizeof(value)):
 //  - hash map: keys and slots of capacity <= max(16, 4W), plus a used list of half that: <= 10 W I;
-//  - dense map, only where use_dense() allows it, so only for n <= kDenseMaxColumns:
+//  - dense map, only where choose_accumulator() allows it, so only for n <= kDenseMaxColumns:
 //      symbolic, row-wise pattern only: the bitmap, n/8 + n/512 (summary words);
 //      symbolic with values, or a cluster: slots and stamps n (I + 4), plus the bitmap;
-//      numeric, row-wise: positions n I; numeric, cluster: slots and stamps n (I + 4);
-//  - per-unit scratch (src/spgemm.cpp, Workspace): <= W (4 I + 8 + V).
+//      numeric, row-wise: positions n I (the slot array); numeric, cluster: slots and stamps n (I + 4);
+//  - per-unit scratch (src/spgemm_kernel.hpp, Workspace): <= W (4 I + 8 + V).
 // So a thread never holds more than kDenseMaxColumns (I + 4 + 1/8) bytes of dense arrays
 // (2^24 columns: 136 MiB with 32-bit indices; Auto's 2^22 clause: 34 MiB, and only for a product
 // of >= ncols multiply-adds) plus O(W) for its largest unit, and with ncols > kDenseMaxColumns
@@ -36,9 +60,18 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <tuple>
 #include <vector>
 
 namespace pcluster::detail {
+
+// What a phase asks of a map (prepare()).
+enum MapUse : unsigned {
+  kMarks = 1,     // mark(), insert<true>(), scan_sorted(), unrecord()
+  kSlots = 2,     // insert(), find()
+  kPositions = 4, // bind_positions(), position()
+};
 
 // Smallest hash table, so tiny rows do not rehash constantly and the shift below stays < 64.
 constexpr std::size_t kMinHashCapacity = 16;
@@ -78,60 +111,44 @@ inline bool prefer_dense(Count work, Count ncols, Count flops)
   return (ncols <= kDenseAlwaysBelowColumns && flops >= ncols) || work * kDenseDivisor >= ncols;
 }
 
-// The accumulator of one row (or cluster): the option, within kDenseMaxColumns.
-inline bool use_dense(Accumulator acc, Count work, Count ncols, Count flops)
-{
-  if (acc == Accumulator::Hash || ncols > kDenseMaxColumns) return false;
-  return acc == Accumulator::Dense || prefer_dense(work, ncols, flops);
-}
-
 template <class I>
 class DenseColumnMap {
  public:
-  // Row-wise symbolic needs only the bitmap (ncols bits: 128 KiB for 2^20 columns, so it stays in
-  // L2); slots and stamps are allocated when insert() is needed. Slots are read only where a stamp
-  // is current, so they need no initialisation; stamps and bitmap start zeroed without being
-  // written (memory.hpp): only the pages of columns a product touches become resident.
-  void prepare_marks(I ncols)
+  static constexpr Accumulator kind = Accumulator::Dense;
+  static bool supports(Count ncols) { return ncols <= kDenseMaxColumns; }
+
+  // The marks are a bitmap (ncols bits: 128 KiB for 2^20 columns, so it stays in L2); slots need
+  // the slot and stamp arrays, positions the slot array only. Slots are read only where a stamp is
+  // current (positions only where just bound), so they need no initialisation; stamps and bitmap
+  // start zeroed without being written (memory.hpp): only the pages of columns a product touches
+  // become resident.
+  void prepare(I ncols, unsigned uses)
   {
-    if (nwords_ < words(ncols)) {
+    if ((uses & kMarks) && nwords_ < words(ncols)) {
       nwords_ = words(ncols);
       bits_ = make_zeroed_array<std::uint64_t>(nwords_);
       summary_ = make_zeroed_array<std::uint64_t>((nwords_ + 63) / 64);
     }
-  }
-  // insert() needs the slots and stamps (the numeric phase only these, the symbolic phase the marks too).
-  void prepare_slots(I ncols)
-  {
-    if (nslots_ < static_cast<std::size_t>(ncols)) {
-      nslots_ = static_cast<std::size_t>(ncols);
-      slot_ = make_uninitialized_array<I>(nslots_);
-      stamp_ = make_zeroed_array<std::uint32_t>(nslots_);
+    if ((uses & (kSlots | kPositions)) && nslot_array_ < static_cast<std::size_t>(ncols)) {
+      nslot_array_ = static_cast<std::size_t>(ncols);
+      slot_ = make_uninitialized_array<I>(nslot_array_);
+    }
+    if ((uses & kSlots) && nstamps_ < static_cast<std::size_t>(ncols)) {
+      nstamps_ = static_cast<std::size_t>(ncols);
+      stamp_ = make_zeroed_array<std::uint32_t>(nstamps_);
       epoch_ = 0;
     }
   }
   void reset(Count /*expected*/)
   {
     n_ = 0;
-    if (++epoch_ == 0) { // wrapped: stale stamps could alias, clear them
-      std::fill(stamp_.get(), stamp_.get() + nslots_, 0u);
+    lo_ = std::numeric_limits<I>::max();
+    hi_ = -1;
+    if (nstamps_ && ++epoch_ == 0) { // wrapped: stale stamps could alias, clear them
+      std::fill(stamp_.get(), stamp_.get() + nstamps_, 0u);
       epoch_ = 1;
     }
   }
-  // Returns the slot of column j, inserting it if new; `inserted` tells which. Needs prepare_slots().
-  I insert(I j, bool &inserted)
-  {
-    if (stamp_[j] != epoch_) {
-      stamp_[j] = epoch_;
-      slot_[j] = n_++;
-      inserted = true;
-    } else inserted = false;
-    return slot_[j];
-  }
-  I find(I j) const { return slot_[j]; } // j must have been inserted since reset()
-
-  // The bitmap of a row's columns: mark() sets j's bit and tells whether it was new. The marks
-  // must be cleared before the next row, by take_sorted() or unmark().
   bool mark(I j)
   {
     const std::size_t wi = static_cast<std::size_t>(j) >> 6;
@@ -140,13 +157,29 @@ class DenseColumnMap {
     if (w & bit) return false;
     w |= bit;
     summary_[wi >> 6] |= std::uint64_t(1) << (wi & 63);
+    lo_ = std::min(lo_, j);
+    hi_ = std::max(hi_, j);
     return true;
   }
-  // Writes the marked columns (all within [lo, hi]) in ascending order and clears them: a scan of
-  // the window's summary words, and of the bitmap words they flag (see prefer_scan()).
-  I *take_sorted(I lo, I hi, I *out)
+  template <bool Track = false>
+  I insert(I j, bool &inserted)
   {
-    const std::size_t first = static_cast<std::size_t>(lo) >> 12, last = static_cast<std::size_t>(hi) >> 12;
+    if (stamp_[j] != epoch_) {
+      stamp_[j] = epoch_;
+      slot_[j] = n_++;
+      inserted = true;
+      if constexpr (Track) mark(j);
+    } else inserted = false;
+    return slot_[j];
+  }
+  I find(I j) const { return slot_[j]; }
+
+  // The marked columns lie in [lo_, hi_]: a scan of the window's summary words, and of the bitmap
+  // words they flag, when that beats sorting n columns (prefer_scan()).
+  bool scan_sorted(I *out, Count n)
+  {
+    if (n == 0 || !prefer_scan(n, Count(hi_) - lo_ + 1)) return false;
+    const std::size_t first = static_cast<std::size_t>(lo_) >> 12, last = static_cast<std::size_t>(hi_) >> 12;
     for (std::size_t sw = first; sw <= last; ++sw) {
       std::uint64_t words_set = summary_[sw];
       summary_[sw] = 0;
@@ -161,9 +194,9 @@ class DenseColumnMap {
         }
       }
     }
-    return out;
+    return true;
   }
-  void unmark(const I *first, const I *last)
+  void unrecord(const I *first, const I *last)
   {
     for (; first < last; ++first) {
       const std::size_t wi = static_cast<std::size_t>(*first) >> 6;
@@ -171,27 +204,42 @@ class DenseColumnMap {
       summary_[wi >> 6] = 0;
     }
   }
+
+  // Row-wise numeric: C's columns of the row map to their positions in the row. Half the bytes of
+  // a value array, so a row's column window stays in L1 where a dense value array spilled to L2
+  // (measured 1.4x on a 27-point elasticity A*A), and no reset: only C's columns are ever looked
+  // up, just after being bound.
+  void bind_positions(const I *cols, I n)
+  {
+    for (I p = 0; p < n; ++p) slot_[cols[p]] = p;
+  }
+  I position(I j) const { return slot_[j]; }
+
   I size() const { return n_; }
-  // Bytes allocated (the arrays never shrink, so this is the peak so far); resident: what was touched.
   std::size_t bytes() const
   {
-    return (nwords_ + (nwords_ + 63) / 64) * sizeof(std::uint64_t) + nslots_ * (sizeof(I) + sizeof(std::uint32_t));
+    return (nwords_ + (nwords_ + 63) / 64) * sizeof(std::uint64_t) + nslot_array_ * sizeof(I) + nstamps_ * sizeof(std::uint32_t);
   }
 
  private:
   static std::size_t words(I ncols) { return (static_cast<std::size_t>(ncols) + 63) / 64; }
-  std::size_t nwords_ = 0, nslots_ = 0;
+  std::size_t nwords_ = 0, nslot_array_ = 0, nstamps_ = 0;
   ZeroedArray<std::uint64_t> bits_;    // bit j: column j is marked
   ZeroedArray<std::uint64_t> summary_; // bit w: word w of bits_ is nonzero
   std::unique_ptr<I[]> slot_;
   ZeroedArray<std::uint32_t> stamp_;
   std::uint32_t epoch_ = 0;
   I n_ = 0;
+  I lo_ = 0, hi_ = -1; // window of the marked columns
 };
 
 template <class I>
 class HashColumnMap {
  public:
+  static constexpr Accumulator kind = Accumulator::Hash;
+  static bool supports(Count) { return true; }
+
+  void prepare(I, unsigned) {} // sized per row by reset()
   void reset(Count expected)
   {
     std::size_t cap = kMinHashCapacity;
@@ -209,22 +257,18 @@ class HashColumnMap {
     used_.resize(cap / 2 + 1);
     n_ = 0;
   }
-  I insert(I j, bool &inserted)
-  {
-    const std::size_t h = position(j, inserted);
-    if (inserted) slots_[h] = n_ - 1;
-    return slots_[h];
-  }
   bool mark(I j)
   {
     bool inserted;
-    position(j, inserted);
+    position_of(j, inserted);
     return inserted;
   }
-  void put(I j, I slot)
+  template <bool Track = false>
+  I insert(I j, bool &inserted)
   {
-    bool inserted;
-    slots_[position(j, inserted)] = slot;
+    const std::size_t h = position_of(j, inserted);
+    if (inserted) slots_[h] = n_ - 1;
+    return slots_[h];
   }
   I find(I j) const
   {
@@ -233,13 +277,27 @@ class HashColumnMap {
     while (keys_[h] != j) h = (h + 1) & mask;
     return slots_[h];
   }
+  // A hash table holds no order: the kernel sorts.
+  bool scan_sorted(I *, Count) { return false; }
+  void unrecord(const I *, const I *) {}
+
+  void bind_positions(const I *cols, I n)
+  {
+    reset(n);
+    for (I p = 0; p < n; ++p) {
+      bool inserted;
+      slots_[position_of(cols[p], inserted)] = p;
+    }
+  }
+  I position(I j) const { return find(j); }
+
   I size() const { return n_; }
   std::size_t bytes() const { return (keys_.capacity() + slots_.capacity() + used_.capacity()) * sizeof(I); }
 
  private:
   static constexpr I kEmpty = -1;
   // Table position of j, claiming an empty one (and counting it) if j is new.
-  std::size_t position(I j, bool &inserted)
+  std::size_t position_of(I j, bool &inserted)
   {
     std::size_t h = hash(j);
     const std::size_t mask = keys_.size() - 1;
@@ -269,5 +327,37 @@ class HashColumnMap {
   int shift_ = 60;
   I n_ = 0;
 };
+
+// Every accumulator the kernel can run; the first is the fallback of choose_accumulator().
+template <class I>
+using ColumnMaps = std::tuple<HashColumnMap<I>, DenseColumnMap<I>>;
+
+// Whether Maps... hold a map of this kind that supports ncols columns.
+template <class Maps>
+struct ColumnMapList;
+template <class... Maps>
+struct ColumnMapList<std::tuple<Maps...>> {
+  static bool usable(Accumulator kind, Count ncols) { return ((Maps::kind == kind && Maps::supports(ncols)) || ...); }
+};
+
+// The map of one row (or cluster): the option if it names a map that supports ncols (else the
+// fallback), Auto by prefer_dense(). `work` bounds the row's distinct columns, `flops` is the
+// product's.
+template <class I>
+Accumulator choose_accumulator(Accumulator asked, Count work, Count ncols, Count flops)
+{
+  constexpr Accumulator fallback = std::tuple_element_t<0, ColumnMaps<I>>::kind;
+  if (asked == Accumulator::Auto)
+    return DenseColumnMap<I>::supports(ncols) && prefer_dense(work, ncols, flops) ? Accumulator::Dense : fallback;
+  return ColumnMapList<ColumnMaps<I>>::usable(asked, ncols) ? asked : fallback;
+}
+
+// The one dispatch from a map's kind to its class: f(map) with this thread's map of that kind,
+// prepared for `uses` on ncols columns.
+template <class I, class F>
+void with_column_map(ColumnMaps<I> &maps, Accumulator kind, I ncols, unsigned uses, F &&f)
+{
+  std::apply([&](auto &...map) { (void)((map.kind == kind ? (map.prepare(ncols, uses), f(map), true) : false) || ...); }, maps);
+}
 
 } // namespace pcluster::detail

@@ -36,40 +36,18 @@ namespace {
 // matrix still yields ~25 blocks to balance across threads.
 constexpr std::int64_t kVariableBlockRows = 4096;
 
-// Upper bound of hierarchical_topk (candidate pairs kept per row). More candidates than a
-// cluster can ever absorb (kMaxClusterSize - 1) only cost memory and heap work.
-constexpr int kMaxHierarchicalTopk = kMaxClusterSize - 1;
-
 } // namespace
-
-const char *to_string(ClusterScheme s)
-{
-  switch (s) {
-  case ClusterScheme::Auto:
-    return "auto";
-  case ClusterScheme::Fixed:
-    return "fixed";
-  case ClusterScheme::Variable:
-    return "variable";
-  case ClusterScheme::Hierarchical:
-    return "hierarchical";
-  }
-  return "unknown";
-}
 
 void validate(const ClusteringOptions &o)
 {
   if (o.cluster_size < 1 || o.cluster_size > kMaxClusterSize)
-    throw std::invalid_argument("cluster_size = " + std::to_string(o.cluster_size) + " is out of range [1, " +
-                                std::to_string(kMaxClusterSize) + "]");
+    throw InvalidOption("cluster_size", option_text(o.cluster_size), "in [1, " + std::to_string(kMaxClusterSize) + "]");
   // Written so that NaN fails too.
   if (!(o.jaccard_threshold >= 0.0 && o.jaccard_threshold <= 1.0))
-    throw std::invalid_argument("jaccard_threshold = " + std::to_string(o.jaccard_threshold) +
-                                " is out of range [0, 1]");
+    throw InvalidOption("jaccard_threshold", option_text(o.jaccard_threshold), "in [0, 1]");
   if (o.hierarchical_topk < 0 || o.hierarchical_topk > kMaxHierarchicalTopk)
-    throw std::invalid_argument("hierarchical_topk = " + std::to_string(o.hierarchical_topk) +
-                                " is out of range [0, " + std::to_string(kMaxHierarchicalTopk) +
-                                "] (0 means cluster_size - 1)");
+    throw InvalidOption("hierarchical_topk", option_text(o.hierarchical_topk),
+                        "in [0, " + std::to_string(kMaxHierarchicalTopk) + "] (0 means cluster size - 1)");
 }
 
 template <class I>

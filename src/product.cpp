@@ -13,20 +13,16 @@
 
 namespace pcluster {
 
-const char *to_string(ProductType t)
-{
-  switch (t) {
-  case ProductType::AB: return "AB";
-  case ProductType::AtB: return "AtB";
-  case ProductType::ABt: return "ABt";
-  case ProductType::PtAP: return "PtAP";
-  case ProductType::RARt: return "RARt";
-  case ProductType::ABC: return "ABC";
-  }
-  return "?";
-}
-
 int operand_count(ProductType t) { return t == ProductType::ABC ? 3 : 2; }
+
+const char *operand_name(ProductType t, int k)
+{
+  switch (k) {
+  case 0: return "A";
+  case 1: return t == ProductType::PtAP ? "P" : t == ProductType::RARt ? "R" : "B";
+  default: return "C";
+  }
+}
 
 namespace {
 
@@ -69,8 +65,7 @@ std::array<I, 2> product_dimensions(ProductType type, const std::vector<CsrView<
   auto size = [](const CsrView<I, V> &M) { return std::to_string(M.nrows) + " x " + std::to_string(M.ncols); };
   auto fail = [&](const char *rule) {
     std::string msg = std::string(to_string(type)) + ": dimension mismatch (" + rule + "); ";
-    const char *names = type == ProductType::PtAP ? "AP" : type == ProductType::RARt ? "AR" : "ABC";
-    for (std::size_t k = 0; k < ops.size(); ++k) msg += std::string(k ? ", " : "") + names[k] + " is " + size(ops[k]);
+    for (std::size_t k = 0; k < ops.size(); ++k) msg += std::string(k ? ", " : "") + operand_name(type, static_cast<int>(k)) + " is " + size(ops[k]);
     throw std::invalid_argument(msg);
   };
   const CsrView<I, V> &A = ops[0], &B = ops[1];
@@ -136,9 +131,8 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
 
   const detail::ScopedMaxThreads team(options.num_threads);
   // Each operand is checked once here; the steps then trust it and the intermediates built from it.
-  const char *const names[] = {"A", type == ProductType::PtAP ? "P" : type == ProductType::RARt ? "R" : "B", "C"};
   if (options.check_operands)
-    for (std::size_t k = 0; k < ops.size(); ++k) validate(ops[k], names[k]);
+    for (std::size_t k = 0; k < ops.size(); ++k) validate(ops[k], operand_name(type, static_cast<int>(k)));
   for (const StepSpec &spec : chain_of(type)) {
     typename Impl::Step step{spec, {}, {}};
     const CsrView<I, V> L = im.view(ops, spec.left);

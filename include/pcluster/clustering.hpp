@@ -5,6 +5,7 @@
 #pragma once
 
 #include "pcluster/csr.hpp"
+#include "pcluster/names.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -27,9 +28,11 @@ struct Clustering {
   I max_size() const;
 };
 
-// Auto is resolved by SpgemmPlan::symbolic (rule in src/spgemm.cpp, choose_scheme()).
+// Auto is resolved by SpgemmPlan::symbolic (the rule: src/cluster_choice.cpp, choose_scheme()).
 enum class ClusterScheme { Auto, Fixed, Variable, Hierarchical };
-const char *to_string(ClusterScheme);
+inline constexpr Named<ClusterScheme> kClusterSchemeNames[] = {
+  {ClusterScheme::Auto, "auto"}, {ClusterScheme::Fixed, "fixed"}, {ClusterScheme::Variable, "variable"}, {ClusterScheme::Hierarchical, "hierarchical"}};
+inline const char *to_string(ClusterScheme s) { return name_of(kClusterSchemeNames, s); }
 
 struct ClusteringOptions {
   int cluster_size = 8;            // Fixed: rows per cluster. Variable/Hierarchical: the cap.
@@ -37,7 +40,19 @@ struct ClusteringOptions {
   int hierarchical_topk = 0;       // Hierarchical: candidate pairs kept per row; 0 = cluster_size - 1.
 };
 
-// Throws std::invalid_argument naming the parameter and its valid range.
+// Every member compared: a member added without being listed here fails to compile.
+inline bool operator==(const ClusteringOptions &x, const ClusteringOptions &y)
+{
+  const auto &[size, threshold, topk] = x;
+  return size == y.cluster_size && threshold == y.jaccard_threshold && topk == y.hierarchical_topk;
+}
+inline bool operator!=(const ClusteringOptions &x, const ClusteringOptions &y) { return !(x == y); }
+
+// Upper bound of hierarchical_topk: more candidates than a cluster can ever absorb
+// (kMaxClusterSize - 1) only cost memory and heap work.
+constexpr int kMaxHierarchicalTopk = kMaxClusterSize - 1;
+
+// Throws InvalidOption naming the parameter and its valid range.
 void validate(const ClusteringOptions &);
 
 // Groups of `cluster_size` consecutive rows (the last may be shorter).

@@ -4,6 +4,8 @@
 // CsrView without copying (PetscInt = I, PetscScalar = V).
 #pragma once
 
+#include "pcluster/errors.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -46,11 +48,6 @@ struct CsrMatrix {
     return CsrView<I, V>{nrows, ncols, rowptr.data(), colidx.data(), values.empty() ? nullptr : values.data()};
   }
   Count nnz() const { return static_cast<Count>(colidx.size()); }
-};
-
-// Raised when a count does not fit the index type (e.g. nnz(C) > 2^31-1 with 32-bit PetscInt).
-struct IndexOverflow : std::overflow_error {
-  using std::overflow_error::overflow_error;
 };
 
 template <class I>

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "pcluster/csr.hpp"
+#include "pcluster/names.hpp"
 
 #include <cstdint>
 #include <string>
@@ -28,9 +29,15 @@ namespace pcluster {
 
 enum class OrderingType { Natural, Random, Rcm, Amd, Nd, Gp, Hp, Gray, Rabbit, Degree, SlashBurn };
 
-// Names used by options and messages ("natural", "random", "rcm", "amd", "nd", "gp", "hp", "gray",
-// "rabbit", "degree", "slashburn"); from_string throws std::invalid_argument listing the valid names.
-const char *to_string(OrderingType);
+// The one table of names, in the order all_orderings() and messages list them.
+inline constexpr Named<OrderingType> kOrderingNames[] = {
+  {OrderingType::Natural, "natural"}, {OrderingType::Random, "random"}, {OrderingType::Rcm, "rcm"},
+  {OrderingType::Amd, "amd"},         {OrderingType::Nd, "nd"},         {OrderingType::Gp, "gp"},
+  {OrderingType::Hp, "hp"},           {OrderingType::Gray, "gray"},     {OrderingType::Rabbit, "rabbit"},
+  {OrderingType::Degree, "degree"},   {OrderingType::SlashBurn, "slashburn"},
+};
+inline const char *to_string(OrderingType t) { return name_of(kOrderingNames, t); }
+// Throws std::invalid_argument listing the valid names.
 OrderingType ordering_from_string(const std::string &name);
 const std::vector<OrderingType> &all_orderings();
 
@@ -43,9 +50,24 @@ struct OrderingOptions {
                                     // the dense group, ordered by length ahead of the rest (0..1)
 };
 
+// Every member compared: a member added without being listed here fails to compile.
+inline bool operator==(const OrderingOptions &x, const OrderingOptions &y)
+{
+  const auto &[seed, parts, hub_fraction, gray_bits, gray_dense_fraction] = x;
+  return seed == y.seed && parts == y.parts && hub_fraction == y.hub_fraction && gray_bits == y.gray_bits &&
+         gray_dense_fraction == y.gray_dense_fraction;
+}
+inline bool operator!=(const OrderingOptions &x, const OrderingOptions &y) { return !(x == y); }
+
 // Rows per part when OrderingOptions::parts is 0 (gp, hp): parts of a few hundred rows keep a part's
 // rows of B in cache.
 constexpr int kPartRows = 256;
+// gray folds a row's columns into at most this many bits: its Gray-code key is a 64-bit integer
+// that also carries the row's group.
+constexpr int kMaxGrayBits = 62;
+
+// Throws InvalidOption naming the first option out of its range (compute_ordering calls it).
+void validate(const OrderingOptions &);
 
 // A permutation of A's rows, new to old. Throws std::invalid_argument for an invalid option (naming
 // it) and std::runtime_error when a library (METIS, Zoltan, AMD) reports a failure.

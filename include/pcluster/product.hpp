@@ -31,6 +31,7 @@
 #pragma once
 
 #include "pcluster/csr.hpp"
+#include "pcluster/names.hpp"
 #include "pcluster/spgemm.hpp"
 
 #include <array>
@@ -41,8 +42,13 @@
 namespace pcluster {
 
 enum class ProductType { AB, AtB, ABt, PtAP, RARt, ABC };
-const char *to_string(ProductType);
+inline constexpr Named<ProductType> kProductTypeNames[] = {{ProductType::AB, "AB"},     {ProductType::AtB, "AtB"},
+                                                           {ProductType::ABt, "ABt"},   {ProductType::PtAP, "PtAP"},
+                                                           {ProductType::RARt, "RARt"}, {ProductType::ABC, "ABC"}};
+inline const char *to_string(ProductType t) { return name_of(kProductTypeNames, t); }
 int operand_count(ProductType); // 2, or 3 for ABC
+// The name of operand k in PETSc's naming: "A", then "B" ("P" for PtAP, "R" for RARt), then "C".
+const char *operand_name(ProductType, int k);
 
 // Dimensions of the result for the given operands; throws std::invalid_argument naming the product
 // and the operands' sizes when they do not fit together.

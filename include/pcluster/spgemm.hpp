@@ -14,6 +14,7 @@
 
 #include "pcluster/clustering.hpp"
 #include "pcluster/csr.hpp"
+#include "pcluster/names.hpp"
 #include "pcluster/ordering.hpp"
 
 #include <memory>
@@ -28,6 +29,8 @@ namespace pcluster {
 //  Auto:  per row/cluster by the rule documented in src/accumulator.hpp.
 // Workspace bounds per thread: src/accumulator.hpp.
 enum class Accumulator { Auto, Hash, Dense };
+inline constexpr Named<Accumulator> kAccumulatorNames[] = {{Accumulator::Auto, "auto"}, {Accumulator::Hash, "hash"}, {Accumulator::Dense, "dense"}};
+inline const char *to_string(Accumulator a) { return name_of(kAccumulatorNames, a); }
 
 // Above this many columns of C no thread allocates ncols-wide arrays: every row uses Hash, whatever
 // was asked (SpgemmStats::dense_limited tells when Dense was). (sizeof(I) + 4 + 1/8) bytes a column
@@ -35,10 +38,10 @@ enum class Accumulator { Auto, Hash, Dense };
 // (2^22 columns); beyond it a forced Dense would turn a product of a few MB into GiBs per thread
 // (2 GiB at 2^28 columns).
 constexpr Count kDenseMaxColumns = Count(1) << 24;
-const char *to_string(Accumulator);
 
 enum class Kernel { Rowwise, Cluster };
-const char *to_string(Kernel);
+inline constexpr Named<Kernel> kKernelNames[] = {{Kernel::Rowwise, "rowwise"}, {Kernel::Cluster, "cluster"}};
+inline const char *to_string(Kernel k) { return name_of(kKernelNames, k); }
 
 struct SpgemmOptions {
   Kernel kernel = Kernel::Rowwise;
@@ -67,13 +70,29 @@ struct SpgemmOptions {
   bool check_operands = true;
 };
 
+// Every member compared: a member added without being listed here fails to compile.
+inline bool operator==(const SpgemmOptions &x, const SpgemmOptions &y)
+{
+  const auto &[kernel, scheme, clustering, row_block_size, accumulator, num_threads, reorder, ordering, include_diagonal, check_operands] = x;
+  return kernel == y.kernel && scheme == y.scheme && clustering == y.clustering && row_block_size == y.row_block_size &&
+         accumulator == y.accumulator && num_threads == y.num_threads && reorder == y.reorder && ordering == y.ordering &&
+         include_diagonal == y.include_diagonal && check_operands == y.check_operands;
+}
+inline bool operator!=(const SpgemmOptions &x, const SpgemmOptions &y) { return !(x == y); }
+
 // Upper bound of SpgemmOptions::num_threads: above the hardware threads of any shared-memory node,
 // far below what thread creation survives (2^31-1 made libgomp abort while allocating the team).
 constexpr int kMaxThreads = 1024;
 
-// Throws std::invalid_argument naming the field when num_threads is outside [0, kMaxThreads] or,
-// for the cluster kernel, the clustering options are out of range (validate(ClusteringOptions)).
+// Throws InvalidOption naming the field when num_threads is outside [0, kMaxThreads] or, for the
+// cluster kernel, the clustering options are out of range (validate(ClusteringOptions)). The
+// ordering's options are checked where an ordering is computed (validate(OrderingOptions)).
 void validate(const SpgemmOptions &);
+
+// The threads a parallel loop over `work` units (nonzeros, flops) gets: 1 below the size where
+// starting a team costs more than it saves, else `requested` (0: the OpenMP default). The core's
+// own loops follow the same rule; callers with loops of their own (the PETSc plugin) use this.
+int threads_for_work(Count work, int requested);
 
 // What the symbolic phase measured, for -info, views and benchmarks.
 struct SpgemmStats {
@@ -99,6 +118,11 @@ struct SpgemmStats {
   double seconds_symbolic = 0; // includes ordering and clustering
 };
 
+// The options that decide what symbolic() derives from A alone (LeftAnalysis): every member of o,
+// but for those that cannot change the ordering or the clusters, which are reset to their defaults
+// (so a member added to SpgemmOptions counts, until it is listed here as irrelevant).
+SpgemmOptions analysis_options(const SpgemmOptions &o);
+
 // What symbolic() derives from A alone: the ordering of SpgemmOptions::reorder and the clusters of
 // the cluster kernel. Both depend only on A's pattern and the options, and they are the costly part
 // of a symbolic phase that reorders or clusters; a product of the same A with another B (the next
@@ -117,7 +141,8 @@ struct LeftAnalysis {
   Clustering<I> clusters; // Kernel::Cluster: of the rows of A in `order`
   double seconds_ordering = 0, seconds_clustering = 0; // what making it cost
 
-  // True if it was made for an A of this shape and nnz with options that give the same analysis.
+  // True if it was made for an A of this shape and nnz with options that give the same analysis
+  // (equal analysis_options()).
   bool fits(I a_nrows, I a_ncols, Count a_nnz, const SpgemmOptions &) const;
 };
 

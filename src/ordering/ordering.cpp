@@ -11,57 +11,28 @@
 
 namespace pcluster {
 
-namespace {
-
-struct OrderingName {
-  OrderingType type;
-  const char *name;
-};
-
-// The one table of names, in the order all_orderings() and error messages list them.
-constexpr OrderingName kOrderingNames[] = {
-  {OrderingType::Natural, "natural"}, {OrderingType::Random, "random"}, {OrderingType::Rcm, "rcm"},
-  {OrderingType::Amd, "amd"},         {OrderingType::Nd, "nd"},         {OrderingType::Gp, "gp"},
-  {OrderingType::Hp, "hp"},           {OrderingType::Gray, "gray"},     {OrderingType::Rabbit, "rabbit"},
-  {OrderingType::Degree, "degree"},   {OrderingType::SlashBurn, "slashburn"},
-};
-
-void check_options(const OrderingOptions &o)
+void validate(const OrderingOptions &o)
 {
   // Negated comparisons so that NaN fails too.
-  if (!(o.hub_fraction > 0.0 && o.hub_fraction <= 1.0))
-    throw std::invalid_argument("ordering option hub_fraction = " + std::to_string(o.hub_fraction) + " is not in (0, 1]");
-  if (o.gray_bits < 1 || o.gray_bits > 62)
-    throw std::invalid_argument("ordering option gray_bits = " + std::to_string(o.gray_bits) + " is not in 1..62");
+  if (!(o.hub_fraction > 0.0 && o.hub_fraction <= 1.0)) throw InvalidOption("hub_fraction", option_text(o.hub_fraction), "in (0, 1]");
+  if (o.gray_bits < 1 || o.gray_bits > kMaxGrayBits)
+    throw InvalidOption("gray_bits", option_text(o.gray_bits), "in [1, " + std::to_string(kMaxGrayBits) + "]");
   if (!(o.gray_dense_fraction >= 0.0 && o.gray_dense_fraction <= 1.0))
-    throw std::invalid_argument("ordering option gray_dense_fraction = " + std::to_string(o.gray_dense_fraction) +
-                                " is not in [0, 1]");
-  if (o.parts < 0) throw std::invalid_argument("ordering option parts = " + std::to_string(o.parts) + " is negative");
-}
-
-} // namespace
-
-const char *to_string(OrderingType type)
-{
-  for (const auto &entry : kOrderingNames)
-    if (entry.type == type) return entry.name;
-  return "unknown";
+    throw InvalidOption("gray_dense_fraction", option_text(o.gray_dense_fraction), "in [0, 1]");
+  if (o.parts < 0) throw InvalidOption("parts", option_text(o.parts), ">= 0 (0 means one part per " + std::to_string(kPartRows) + " rows)");
 }
 
 OrderingType ordering_from_string(const std::string &name)
 {
-  for (const auto &entry : kOrderingNames)
-    if (name == entry.name) return entry.type;
-  std::string valid;
-  for (const auto &entry : kOrderingNames) valid += std::string(valid.empty() ? "" : ", ") + entry.name;
-  throw std::invalid_argument("unknown ordering \"" + name + "\"; valid orderings: " + valid);
+  if (const auto type = value_of(kOrderingNames, name.c_str())) return *type;
+  throw std::invalid_argument("unknown ordering \"" + name + "\"; valid orderings: " + names_of(kOrderingNames));
 }
 
 const std::vector<OrderingType> &all_orderings()
 {
   static const std::vector<OrderingType> all = [] {
     std::vector<OrderingType> types;
-    for (const auto &entry : kOrderingNames) types.push_back(entry.type);
+    for (const auto &entry : kOrderingNames) types.push_back(entry.value);
     return types;
   }();
   return all;
@@ -102,7 +73,7 @@ std::vector<I> order_by_nodes(OrderingType type, const CsrView<I, V> &A, const O
 template <class I, class V>
 std::vector<I> compute_ordering(OrderingType type, const CsrView<I, V> &A, const OrderingOptions &options, int block_size)
 {
-  check_options(options);
+  validate(options);
   validate(A, "compute_ordering: A");
   if (block_size > 1) return order_by_nodes(type, A, options, block_size);
   std::vector<I> perm;

@@ -1,0 +1,351 @@
+// The body of C = A*B shared by the row-wise and the cluster-wise kernel: one unit (a row, or a
+// cluster of rows) at a time, against any column map (src/accumulator.hpp). SpgemmPlan
+// (src/spgemm.cpp) splits A's units into chunks and runs these on its threads.
+//
+// A unit of s rows: for every stored column k of the unit, row k of B is fetched once and applied
+// to all s rows. A cluster of one row is a row: it takes the row-wise body (no masks, no s-wide
+// accumulator).
+//
+// Symbolic (pattern of C, exact): a column map assigns a slot to each distinct output column j and
+// the masks of the A columns that reach j are ORed together; row l of the unit then owns exactly
+// the columns whose mask has bit l, so no padding reaches C. Columns are put in order once per
+// unit (not once per row), by the map's own scan where it has one, else by sorting. Each chunk
+// appends its rows' columns to its own buffer (ChunkOutput).
+//
+// Numeric (values, pattern known): the map is filled from C's own columns, so slot -> output
+// position is known before any product is formed; s partial sums per slot are accumulated
+// contiguously (acc[slot*s + l]) and written to C in its sorted order. Row-wise the slot *is* the
+// position in the row, so products are added straight into C.
+#pragma once
+
+#include "accumulator.hpp"
+#include "memory.hpp"
+#include "parallel.hpp"
+#include "pcluster/cluster_matrix.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace pcluster::detail {
+
+// Chunks per thread: enough for dynamic scheduling to absorb cost misprediction (cache effects,
+// rows whose flops are far above their output size), few enough that the per-chunk buffers and
+// scheduling overhead stay negligible.
+constexpr int kChunksPerThread = 8;
+
+// One unit of work, uniform for rows and clusters.
+template <class I, class V>
+struct Unit {
+  const I *rows;    // s rows of the (working) A
+  I s;
+  const I *cols;    // n distinct columns of A touched by the unit, sorted
+  I n;
+  const RowMask *masks; // per column: rows holding it (nullptr: row-wise, s == 1)
+  const V *values;      // per column: s values, contiguous
+};
+
+// A's rows as units: either each row alone, or the clusters of a ClusterMatrix.
+template <class I, class V>
+struct UnitSource {
+  const CsrView<I, V> *A = nullptr;
+  const V *a_values = nullptr; // A's values (or ones) for the row-wise case
+  const ClusterMatrix<I, V> *M = nullptr;
+  std::vector<I> row_ids; // row-wise: 0, 1, ..., the rows the units point to
+
+  // Row-wise: every row of A is a unit of its own, with A's values (or ones) a_values.
+  void use_rows(const V *values)
+  {
+    M = nullptr;
+    a_values = values;
+    row_ids.resize(A->nrows);
+    std::iota(row_ids.begin(), row_ids.end(), I(0));
+  }
+  I count() const { return M ? M->num_clusters() : A->nrows; }
+  Unit<I, V> operator()(I u) const
+  {
+    if (!M) // a_values is null in a symbolic phase without values (no offset on null: undefined)
+      return {row_ids.data() + u, 1, A->colidx + A->rowptr[u], A->row_length(u), nullptr, a_values ? a_values + A->rowptr[u] : nullptr};
+    const Clustering<I> &cl = M->clusters;
+    return {cl.rows.data() + cl.ptr[u], cl.size(u), M->cols.data() + M->col_ptr[u], M->col_ptr[u + 1] - M->col_ptr[u],
+            M->masks.data() + M->col_ptr[u], M->values.data() + M->val_ptr[u]};
+  }
+};
+
+// Per-thread workspace: one map of each kind (allocated on first use) and scratch arrays (bounds:
+// the head of src/accumulator.hpp).
+template <class I, class V>
+struct Workspace {
+  ColumnMaps<I> maps;
+  std::vector<I> slot_col;
+  std::vector<RowMask> slot_mask;
+  std::vector<std::pair<I, I>> sorted;
+  std::vector<I> entry_slot;
+  std::vector<V> acc;
+
+  // Bytes allocated: capacities, which only grow, so at the end of a phase this is the thread's peak.
+  Count bytes() const
+  {
+    std::size_t maps_bytes = 0;
+    std::apply([&](const auto &...map) { maps_bytes = (map.bytes() + ...); }, maps);
+    return static_cast<Count>(maps_bytes + slot_col.capacity() * sizeof(I) + slot_mask.capacity() * sizeof(RowMask) +
+                              sorted.capacity() * sizeof(std::pair<I, I>) + entry_slot.capacity() * sizeof(I) + acc.capacity() * sizeof(V));
+  }
+};
+
+// Short rows dominate sparse products; insertion sort beats introsort's set-up below this size.
+constexpr std::size_t kInsertionSortMax = 32;
+
+template <class T, class Less>
+void sort_small(T *first, T *last, Less less)
+{
+  if (static_cast<std::size_t>(last - first) > kInsertionSortMax) {
+    std::sort(first, last, less);
+    return;
+  }
+  if (last - first < 2) return; // first + 1 would point past an empty range (null for an empty vector)
+  for (T *i = first + 1; i < last; ++i) {
+    T v = *i;
+    T *j = i;
+    for (; j > first && less(v, *(j - 1)); --j) *j = *(j - 1);
+    *j = v;
+  }
+}
+
+// Orders (column, slot) pairs by column.
+struct ByColumn {
+  template <class P>
+  bool operator()(const P &a, const P &b) const
+  {
+    return a.first < b.first;
+  }
+};
+
+// A chunk's rows' columns, row after row. Allocated for the chunk's flops (an upper bound on its
+// output) but never initialised: pages the chunk does not write are never touched.
+template <class I, class V>
+struct ChunkOutput {
+  std::unique_ptr<I[]> cols;
+  std::unique_ptr<V[]> vals; // fused symbolic+numeric only
+  Count size = 0;
+};
+
+// acc[slot*s + l] += A(row l, k) * B(k, j) for every stored B(k, j) of the cluster's columns k.
+// W > 0 fixes s == W at compile time; W == 0 reads s from the unit.
+template <int W, class I, class V, class Map>
+void accumulate_cluster(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, const Map &map, V *acc)
+{
+  const I s = W > 0 ? I(W) : u.s;
+  const I *const __restrict bptr = B.rowptr;
+  const I *const __restrict bcol = B.colidx;
+  for (I t = 0; t < u.n; ++t) {
+    const I k = u.cols[t];
+    const V *const __restrict a = u.values + static_cast<std::size_t>(t) * s;
+    for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
+      const V b = b_values[q];
+      V *const __restrict dst = acc + static_cast<std::size_t>(map.find(bcol[q])) * s;
+      for (I l = 0; l < s; ++l) dst[l] += a[l] * b;
+    }
+  }
+}
+
+// The same for any s: common cluster sizes get a compile-time width, so the s-wide update vectorises.
+template <class I, class V, class Map>
+void accumulate_cluster_any(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, const Map &map, V *acc)
+{
+  switch (u.s) {
+  case 2: accumulate_cluster<2>(u, B, b_values, map, acc); break;
+  case 3: accumulate_cluster<3>(u, B, b_values, map, acc); break;
+  case 4: accumulate_cluster<4>(u, B, b_values, map, acc); break;
+  case 6: accumulate_cluster<6>(u, B, b_values, map, acc); break;
+  case 8: accumulate_cluster<8>(u, B, b_values, map, acc); break;
+  default: accumulate_cluster<0>(u, B, b_values, map, acc);
+  }
+}
+
+// The symbolic phase of one unit: its rows' columns (sorted) appended to `out`, with their values
+// when WithValues (fused symbolic+numeric: a one-shot product then needs no separate numeric
+// pass). out_cols (nullptr: none) relabels B's columns to C's before they are sorted (reordered
+// products, src/spgemm_reordering.hpp).
+template <bool RowWise, bool WithValues, class I, class V, class Map>
+void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, const V *b_values, const I *out_cols, Map &map,
+                   Workspace<I, V> &ws, ChunkOutput<I, V> &out, I *row_count, Count *row_start)
+{
+  const I *const __restrict bptr = B.rowptr;
+  const I *const __restrict bcol = B.colidx;
+  map.reset(work);
+  if (RowWise) { // columns go straight to the chunk's buffer, then are put in order in place
+    I *const begin = out.cols.get() + out.size;
+    I *end = begin;
+    if (!WithValues) {
+      for (I t = 0; t < u.n; ++t) {
+        const I k = u.cols[t];
+        for (I q = bptr[k]; q < bptr[k + 1]; ++q)
+          if (map.mark(bcol[q])) *end++ = bcol[q];
+      }
+    } else {
+      if (static_cast<Count>(ws.acc.size()) < work) ws.acc.resize(work);
+      V *const __restrict acc = ws.acc.data();
+      for (I t = 0; t < u.n; ++t) {
+        const I k = u.cols[t];
+        const V a = u.values[t];
+        for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
+          bool inserted;
+          const I slot = map.template insert<true>(bcol[q], inserted);
+          if (inserted) {
+            *end++ = bcol[q];
+            acc[slot] = V(0) + a * b_values[q]; // from +0 as in numeric(): a lone -0 product gives +0 in both
+          } else acc[slot] += a * b_values[q];
+        }
+      }
+    }
+    V *const vals = WithValues ? out.vals.get() + out.size : nullptr;
+    if (out_cols) { // relabel to C's columns, then sort (with the slots, for the values)
+      map.unrecord(begin, end);
+      if (!WithValues) {
+        for (I *c = begin; c < end; ++c) *c = out_cols[*c];
+        sort_small(begin, end, std::less<I>());
+      } else {
+        ws.sorted.clear();
+        for (I *c = begin; c < end; ++c) ws.sorted.emplace_back(out_cols[*c], map.find(*c));
+        sort_small(ws.sorted.data(), ws.sorted.data() + ws.sorted.size(), ByColumn{});
+        for (std::size_t z = 0; z < ws.sorted.size(); ++z) {
+          begin[z] = ws.sorted[z].first;
+          vals[z] = ws.acc[ws.sorted[z].second];
+        }
+      }
+    } else {
+      if (!map.scan_sorted(begin, end - begin)) {
+        sort_small(begin, end, std::less<I>());
+        map.unrecord(begin, end);
+      }
+      if (WithValues)
+        for (I *c = begin; c < end; ++c) vals[c - begin] = ws.acc[map.find(*c)];
+    }
+    row_count[u.rows[0]] = static_cast<I>(end - begin);
+    row_start[u.rows[0]] = out.size;
+    out.size += end - begin;
+    return;
+  }
+  // Pattern first (slots, and which rows reach each column), then the values by the numeric
+  // phase's accumulation loop: two tight loops run faster than one that branches on every
+  // product between a first store and an add, with a run-time cluster width.
+  const I s = u.s;
+  ws.slot_col.clear();
+  ws.slot_mask.clear();
+  for (I t = 0; t < u.n; ++t) {
+    const I k = u.cols[t];
+    const RowMask m = u.masks[t];
+    for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
+      bool inserted;
+      const I slot = map.template insert<true>(bcol[q], inserted);
+      if (inserted) {
+        ws.slot_col.push_back(bcol[q]);
+        ws.slot_mask.push_back(m);
+      } else ws.slot_mask[slot] |= m;
+    }
+  }
+  const std::size_t nslots = ws.slot_col.size();
+  if (WithValues) {
+    ws.acc.assign(nslots * static_cast<std::size_t>(s), V(0));
+    accumulate_cluster_any(u, B, b_values, map, ws.acc.data());
+  }
+  const V *const __restrict acc = ws.acc.data();
+  ws.sorted.resize(nslots); // (column, slot), sorted by column
+  bool ordered = false;
+  if (!out_cols) { // the map's scan, as in the row-wise body
+    if (ws.entry_slot.size() < nslots) ws.entry_slot.resize(nslots);
+    ordered = map.scan_sorted(ws.entry_slot.data(), static_cast<Count>(nslots));
+    if (ordered)
+      for (std::size_t z = 0; z < nslots; ++z) ws.sorted[z] = {ws.entry_slot[z], map.find(ws.entry_slot[z])};
+  }
+  if (!ordered) {
+    map.unrecord(ws.slot_col.data(), ws.slot_col.data() + nslots);
+    for (std::size_t z = 0; z < nslots; ++z) ws.sorted[z] = {out_cols ? out_cols[ws.slot_col[z]] : ws.slot_col[z], static_cast<I>(z)};
+    sort_small(ws.sorted.data(), ws.sorted.data() + nslots, ByColumn{});
+  }
+  I *const cols = out.cols.get();
+  for (I l = 0; l < s; ++l) {
+    const RowMask bit = RowMask(1) << l;
+    const Count start = out.size;
+    for (const auto &e : ws.sorted)
+      if (ws.slot_mask[e.second] & bit) {
+        if (WithValues) out.vals[out.size] = acc[static_cast<std::size_t>(e.second) * s + l];
+        cols[out.size++] = e.first;
+      }
+    row_start[u.rows[l]] = start;
+    row_count[u.rows[l]] = static_cast<I>(out.size - start);
+  }
+}
+
+// add(j, A(i,k) * B(k,j)) for every stored A(i,k) of a one-row unit and every stored B(k,j).
+template <class I, class V, class Add>
+inline void for_each_product(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, Add &&add)
+{
+  const I *const __restrict bptr = B.rowptr;
+  const I *const __restrict bcol = B.colidx;
+  const V *const __restrict bval = b_values;
+  for (I t = 0; t < u.n; ++t) {
+    const I k = u.cols[t];
+    const V a = u.values[t];
+    for (I q = bptr[k]; q < bptr[k + 1]; ++q) add(bcol[q], a * bval[q]);
+  }
+}
+
+// The numeric phase of one unit into C's values. `expected` bounds the unit's distinct columns.
+template <bool RowWise, class I, class V, class Map>
+void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, const V *b_values, const CsrView<I, V> &C,
+                  V *c_values, Map &map, Workspace<I, V> &ws)
+{
+  if constexpr (RowWise) { // the slot of a column is its position in C's row
+    const I i = u.rows[0], base = C.rowptr[i], len = C.rowptr[i + 1] - base;
+    map.bind_positions(C.colidx + base, len);
+    V *const __restrict c = c_values + base;
+    std::fill(c, c + len, V(0));
+    for_each_product(u, B, b_values, [c, &map](I j, V ab) { c[map.position(j)] += ab; });
+  } else { // cluster: s partial sums per slot
+    map.reset(expected);
+    const I s = u.s;
+    bool inserted;
+    ws.entry_slot.clear();
+    for (I l = 0; l < s; ++l)
+      for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) ws.entry_slot.push_back(map.insert(C.colidx[p], inserted));
+    ws.acc.assign(static_cast<std::size_t>(map.size()) * s, V(0));
+    V *acc = ws.acc.data();
+    accumulate_cluster_any(u, B, b_values, map, acc);
+    std::size_t e = 0;
+    for (I l = 0; l < s; ++l)
+      for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) c_values[p] = acc[static_cast<std::size_t>(ws.entry_slot[e++]) * s + l];
+  }
+}
+
+// Unit boundaries of `parts` chunks with about equal total cost (cost prefix sums, binary search).
+template <class I>
+std::vector<I> balanced_chunks(const std::vector<Count> &cost_prefix, int parts)
+{
+  const I n = static_cast<I>(cost_prefix.size()) - 1;
+  parts = std::max(1, static_cast<int>(std::min<Count>(parts, std::max<I>(n, 1))));
+  std::vector<I> bounds(parts + 1, n);
+  bounds[0] = 0;
+  const Count total = cost_prefix.back();
+  for (int c = 1; c < parts; ++c) {
+    const Count target = total / parts * c + (total % parts) * c / parts;
+    bounds[c] = static_cast<I>(std::lower_bound(cost_prefix.begin(), cost_prefix.end(), target) - cost_prefix.begin());
+    bounds[c] = std::clamp(bounds[c], bounds[c - 1], n);
+  }
+  return bounds;
+}
+
+template <class I, class V>
+bool all_finite(const V *v, Count n)
+{
+  bool ok = true;
+#pragma omp parallel for reduction(&& : ok) schedule(static) num_threads(threads_for(n))
+  for (Count p = 0; p < n; ++p) ok = ok && std::isfinite(v[p]);
+  return ok;
+}
+
+} // namespace pcluster::detail
