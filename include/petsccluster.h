@@ -17,8 +17,9 @@
 #define MATPRODUCTALGORITHMCLUSTERHIERARCHICAL "cluster_hierarchical"
 #define MATPRODUCTALGORITHMROWWISE             "rowwise"
 
-/* Registers the plugin: takes over SeqAIJ product dispatch for the names above, registers log
-   events and options. Idempotent; safe to call after -dll_append has loaded the plugin. */
+/* Registers the plugin: takes over SeqAIJ and MPIAIJ product dispatch for the names above and
+   registers the pcluster_<name> orderings, log events and options. Idempotent; safe to call after
+   -dll_append has loaded the plugin. */
 PETSC_EXTERN PetscErrorCode PetscClusterInitializePackage(void);
 
 /* Called by PETSc's dynamic loader for -dll_append .../libpetsccluster.so. */

@@ -36,26 +36,11 @@ static MatClusterDispatch MatClusterDispatchTable[kNumAIJ] = {
   {MATMPIAIJ, MatProductSymbolic_MPIAIJ_Cluster, NULL, NULL},
 };
 
-/* The option PETSc's SeqAIJ selector reads for this product (matmatmult.c, 3.18.5) */
+/* The option PETSc's SeqAIJ and MPIAIJ selectors read for this product (matmatmult.c, 3.18.5) */
 static const char *MatClusterAlgorithmOption(const Mat_Product *product)
 {
-  if (!product->api_user) return "-mat_product_algorithm";
-  switch (product->type) {
-  case MATPRODUCT_AB:
-    return "-matmatmult_via";
-  case MATPRODUCT_AtB:
-    return "-mattransposematmult_via";
-  case MATPRODUCT_ABt:
-    return "-matmattransmult_via";
-  case MATPRODUCT_PtAP:
-    return "-matptap_via";
-  case MATPRODUCT_RARt:
-    return "-matrart_via";
-  case MATPRODUCT_ABC:
-    return "-matmatmatmult_via";
-  default:
-    return "-mat_product_algorithm";
-  }
+  const MatClusterProductTypeInfo *info = MatClusterProductTypeInfo_Private(product->type);
+  return product->api_user && info ? info->legacy_option : "-mat_product_algorithm";
 }
 
 template <int K>
@@ -111,9 +96,9 @@ static PetscErrorCode MatProductSetFromOptions_Cluster(Mat C)
     if (M) PetscCall(PetscObjectTypeCompare((PetscObject)M, d.type, &same));
     match = (PetscBool)(match && same);
   }
-  PetscCheck(MatClusterProductTypeSupported_Private(product->type) && match, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP,
-             "petsc-cluster algorithm %s (%s%s%s) supports MatProductType AB, AtB, ABt, PtAP, RARt and ABC with operands all of type %s or all of type %s; got %s with A %s and B %s. Use one of PETSc's algorithms for this product",
-             alg, set ? "from -" : "set by MatProductSetAlgorithm()", set ? prefix : "", set ? option + 1 : "", MATSEQAIJ, MATMPIAIJ, MatProductTypes[product->type], ((PetscObject)product->A)->type_name,
+  PetscCheck(MatClusterProductTypeInfo_Private(product->type) && match, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP,
+             "petsc-cluster algorithm %s (%s%s%s) supports MatProductType %s with operands all of type %s or all of type %s; got %s with A %s and B %s. Use one of PETSc's algorithms for this product",
+             alg, set ? "from -" : "set by MatProductSetAlgorithm()", set ? prefix : "", set ? option + 1 : "", MatClusterProductTypeList_Private(), MATSEQAIJ, MATMPIAIJ, MatProductTypes[product->type], ((PetscObject)product->A)->type_name,
              ((PetscObject)product->B)->type_name);
   PetscCall(MatProductSetAlgorithm(C, canonical)); /* persists; shown by views and -info */
   C->ops->productsymbolic = d.symbolic;

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-static PetscLogEvent MAT_ClusterOrdering[16];
+static PetscLogEvent MAT_ClusterOrdering[PETSC_STATIC_ARRAY_LENGTH(pcluster::kOrderingNames)]; /* by OrderingType */
 static const char    MatClusterOrderingPrefix[] = "pcluster_";
 
 PetscLogEvent MatClusterOrderingEvent_Private(pcluster::OrderingType type)
@@ -33,7 +33,7 @@ static PetscErrorCode MatGetOrdering_Cluster(Mat mat, MatOrderingType type, IS *
   pcluster::OrderingType            ord  = pcluster::OrderingType::Natural;
   pcluster::OrderingOptions         opts;
   std::vector<PetscInt>             perm;
-  MatClusterOrderingValues          values = MatClusterOrderingValuesDefault_Private(opts);
+  MatClusterOrderingValues          values = MatClusterOrderingValuesDefault_Private();
 
   PetscFunctionBegin;
   PetscClusterCallCXX(comm, "ordering name", ord = pcluster::ordering_from_string(std::string(type + sizeof(MatClusterOrderingPrefix) - 1)));
@@ -48,7 +48,7 @@ static PetscErrorCode MatGetOrdering_Cluster(Mat mat, MatOrderingType type, IS *
   PetscCheck(done, comm, PETSC_ERR_SUP, "petsc-cluster ordering %s: cannot get the rows of a %s matrix", type, ((PetscObject)mat)->type_name);
   const pcluster::CsrView<PetscInt, PetscScalar> A{n, N, ia, ja, nullptr};
   PetscCall(PetscLogEventBegin(MatClusterOrderingEvent_Private(ord), mat, 0, 0, 0));
-  PetscErrorCode ierr = PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, "ordering", [&]() { perm = pcluster::compute_ordering(ord, A, opts); });
+  PetscErrorCode ierr = PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, NULL, "ordering", [&]() { perm = pcluster::compute_ordering(ord, A, opts); });
   PetscCall(MatRestoreRowIJ(mat, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
   PetscCall(ierr);
   PetscCall(PetscLogEventEnd(MatClusterOrderingEvent_Private(ord), mat, 0, 0, 0));

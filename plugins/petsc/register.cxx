@@ -25,27 +25,36 @@ static PetscErrorCode PetscClusterFinalizePackage(void)
    PetscClusterInitializePackage - Registers the petsc-cluster SpGEMM algorithms with PETSc's MatProduct
    framework: afterwards the names cluster, cluster_fixed, cluster_variable, cluster_hierarchical and
    rowwise select the plugin's kernels for every `MatProductType` (AB, AtB, ABt, PtAP, RARt, ABC) with
-   `MATSEQAIJ` operands, through -matmatmult_via, -matptap_via, -mattransposematmult_via,
-   -matmattransmult_via, -matrart_via, -matmatmatmult_via, -[prefix]mat_product_algorithm or
-   `MatProductSetAlgorithm()`.
+   operands all `MATSEQAIJ` or all `MATMPIAIJ`, through -matmatmult_via, -matptap_via,
+   -mattransposematmult_via, -matmattransmult_via, -matrart_via, -matmatmatmult_via,
+   -[prefix]mat_product_algorithm or `MatProductSetAlgorithm()`; and the core's row orderings as
+   `MatOrderingType` pcluster_<name> (-mat_ordering_type pcluster_rcm, ...).
 
    Not Collective
 
-   Options Database Keys (read when a product selects one of the names):
+   Options Database Keys (read under C's prefix when a product selects one of the names):
 +  -mat_cluster_size <8> - rows per cluster (cluster_fixed) or maximum cluster size, 1..64
 .  -mat_cluster_jaccard_threshold <0.3> - minimum Jaccard similarity to join a cluster, [0,1]
-.  -mat_cluster_topk <0> - candidate pairs per row for cluster_hierarchical (0: cluster size - 1)
+.  -mat_cluster_topk <0> - candidate pairs per row for cluster_hierarchical, 0..63 (0: cluster size - 1)
 .  -mat_cluster_accumulator <auto> - auto, hash or dense
--  -mat_cluster_threads <0> - OpenMP threads (0: the OpenMP default)
+.  -mat_cluster_threads <0> - OpenMP threads, 0..1024 (0: the OpenMP default)
+.  -mat_cluster_reorder <natural> - run the product on copies of A and B permuted by this ordering of A (natural, random, rcm, amd, nd, gp, hp, gray, rabbit, degree, slashburn); C keeps the caller's order
+.  -mat_cluster_reorder_seed <1> - seed of random and of the randomised steps of nd, gp, hp (also read by the pcluster_<name> orderings, as are the next four)
+.  -mat_cluster_reorder_parts <0> - parts of gp and hp (0: one per 256 rows)
+.  -mat_cluster_reorder_hub_fraction <0.005> - hubs removed per round by slashburn, (0,1]
+.  -mat_cluster_reorder_gray_bits <16> - bits of a row's pattern used by gray, 1..62
+.  -mat_cluster_reorder_gray_dense_fraction <0.1> - gray: rows above this fraction of the columns go first, [0,1]
+-  -mat_cluster_reuse_analysis <true> - keep A's ordering and clusters on A for later products with the same A pattern
 
    Level: beginner
 
    Notes:
    Idempotent. Called automatically by PetscDLLibraryRegister_petsccluster() when the plugin is
    loaded with -dll_append. Must be called after PetscInitialize() and before the matrices that should
-   use the plugin are created.
+   use the plugin are created. Defaults and ranges are the core's (include/pcluster/spgemm.hpp,
+   clustering.hpp, ordering.hpp).
 
-.seealso: `MatProductSetAlgorithm()`, `MatMatMult()`, `PetscDLLibraryRegister_petsccluster()`
+.seealso: `MatProductSetAlgorithm()`, `MatMatMult()`, `MatPtAP()`, `MatGetOrdering()`, `PetscDLLibraryRegister_petsccluster()`
 @*/
 PetscErrorCode PetscClusterInitializePackage(void)
 {
@@ -65,8 +74,9 @@ PetscErrorCode PetscClusterInitializePackage(void)
   if (help) {
     PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "petsc-cluster SpGEMM plugin:\n"));
     PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -matmatmult_via, -matptap_via, -mattransposematmult_via, -matmattransmult_via, -matrart_via, -matmatmatmult_via,\n"));
-    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -[prefix]mat_product_algorithm and MatProductSetAlgorithm() also accept: %s (seqaij operands)\n", MatClusterAlgorithmList_Private()));
-    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  their parameters -[prefix]mat_cluster_{size,jaccard_threshold,topk,accumulator,threads} are listed when a product uses them\n"));
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -[prefix]mat_product_algorithm and MatProductSetAlgorithm() also accept: %s (operands all seqaij or all mpiaij; product types %s)\n", MatClusterAlgorithmList_Private(), MatClusterProductTypeList_Private()));
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  their parameters -[prefix]mat_cluster_{size,jaccard_threshold,topk,accumulator,threads,reorder,reorder_*,reuse_analysis} are listed when a product uses them\n"));
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -mat_ordering_type also accepts pcluster_<name> for the orderings %s (but natural)\n", pcluster::names_of(pcluster::kOrderingNames).c_str()));
   }
   PetscCall(PetscInfo(NULL, "petsc-cluster registered: -mat*_via / -mat_product_algorithm accept %s\n", MatClusterAlgorithmList_Private()));
   PetscFunctionReturn(0);

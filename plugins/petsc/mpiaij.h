@@ -1,0 +1,86 @@
+/*
+   Private declarations shared by the MATMPIAIJ product files (product_mpiaij.cxx explains the
+   formulations):
+     mpiaij_local_rows.cxx  the local pieces of the operands the core's kernels run on
+     mpiaij_result.cxx      the local result put together as C (split arrays, COO for other ranks' rows)
+     product_mpiaij.cxx     the driver: the table's formulation for each product type, both phases
+*/
+#pragma once
+
+#include "petscclusterimpl.h"
+
+#include <memory>
+#include <vector>
+
+using MatClusterCsr = pcluster::CsrMatrix<PetscInt, PetscScalar>;
+
+/* The diagonal and off-diagonal blocks of an assembled MPIAIJ */
+struct MatClusterBlocks {
+  MatClusterCsrView d, o;
+  const PetscInt   *garray = nullptr;
+  PetscInt          nlow   = 0; /* ghost columns left of the owned block: garray[0, nlow) */
+};
+PETSC_INTERN PetscErrorCode MatClusterGetBlocks_Private(Mat M, MatClusterBlocks *b);
+
+/* Rows of an MPIAIJ operand as one CSR, columns renumbered 0..k-1 in increasing global order */
+struct MatClusterLocalRows {
+  MatClusterCsr         csr;
+  std::vector<PetscInt> global;                     /* renumbered column -> global column */
+  PetscInt              own_row0 = 0, own_rows = 0; /* the operand's own rows are csr rows [own_row0, own_row0 + own_rows) */
+  PetscInt              own_col0 = 0;               /* its diagonal-block column c is renumbered own_col0 + c */
+  std::vector<PetscInt> ghost_col;                  /* its off-diagonal-block column c is renumbered ghost_col[c] */
+  Mat                   fetched = nullptr;          /* rows of other ranks (MatCreateSubMatrices): csr rows before and after the own rows */
+  IS                    fetched_rows = nullptr, all_cols = nullptr;
+  int                   threads      = 0; /* -mat_cluster_threads, for the copies */
+};
+/* M's own rows, on the columns they use */
+PETSC_INTERN PetscErrorCode MatClusterLocalRowsOwn_Private(Mat M, int threads, MatClusterLocalRows *r);
+/* The rows of B for the columns of A's own rows a (B's own rows and the others, fetched) */
+PETSC_INTERN PetscErrorCode MatClusterLocalRowsFetch_Private(Mat A, const MatClusterLocalRows &a, Mat B, MatClusterLocalRows *r);
+/* New values of the rows (M: the operand they were taken from), fetched rows again with MAT_REUSE_MATRIX */
+PETSC_INTERN PetscErrorCode MatClusterLocalRowsRefresh_Private(Mat M, MatClusterLocalRows *r);
+PETSC_INTERN PetscErrorCode MatClusterLocalRowsDestroy_Private(MatClusterLocalRows *r);
+
+/* Where the local result R sits in C (rmap x cmap): R's rows [own_row0, own_row0 + rmap->n) are this
+   rank's rows of C; with remote rows (A^T*B, P^T*A*P) R's other rows, global numbers row_global, go
+   to their owners. R's columns are col_global, of which [own_col0, own_col0 + cmap->n) are C's own
+   columns (its diagonal block). */
+struct MatClusterResultLayout {
+  const MatClusterCsr         *R          = nullptr;
+  PetscInt                     own_row0   = 0;
+  const PetscInt              *row_global = nullptr; /* with remote rows only */
+  const std::vector<PetscInt> *col_global = nullptr;
+  PetscInt                     own_col0   = 0;
+  bool                         has_remote = false;
+  bool                         force_diagonal = false; /* MAT_FORCE_DIAGONAL_ENTRIES */
+  PetscLayout                  rmap = nullptr, cmap = nullptr;
+  int                          threads = 0;
+};
+/* What the numeric phase needs to put the local result R into C */
+struct MatClusterResultAssembly {
+  PetscInt                 own_row0 = 0;     /* R's rows [own_row0, own_row0 + m) are C's rows on this rank */
+  Mat                      remote = nullptr; /* R's other rows, summed onto their owners by PETSc's COO assembly */
+  std::vector<PetscScalar> remote_values;    /* their values, in COO order */
+  bool                     assign = false;   /* C's rows are R's own rows (no remote rows, no forced diagonal): copied row by row */
+  PetscInt                 own_col0 = 0;     /* R's columns [own_col0, own_col0 + n) are C's diagonal block */
+  std::vector<PetscInt>    pos_own;          /* otherwise, C position of each entry of R's own rows: >= 0 in the diagonal block, -1-k: k-th off-diagonal value */
+  std::vector<PetscInt>    pos_remote;       /* likewise for the entries of remote's rows (its diagonal block, then off-diagonal block) */
+  int                      threads = 0;
+};
+/* Builds T, the MPIAIJ on our arrays holding R (its values included), and `out` to refresh it */
+PETSC_INTERN PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterResultLayout &, MatClusterResultAssembly *out, Mat *T);
+/* C's values from R after a numeric phase: the boundary rows sent (COO), every value put in place */
+PETSC_INTERN PetscErrorCode MatClusterResultNumeric_Private(MatClusterResultAssembly &out, const MatClusterCsr &R, Mat C);
+/* R's rows outside [own_row0, own_row0 + m) as COO values, in R's order */
+PETSC_INTERN void MatClusterRemoteValues_Private(const MatClusterCsr &R, PetscInt own_row0, PetscInt m, std::vector<PetscScalar> &values);
+
+/*
+   An error raised on some ranks only (a local product whose nnz overflows PetscInt or runs out of
+   memory) must reach every rank before the next collective call, or the others wait in it forever.
+   Every rank passes the error code of the local work it just did (0: none); then all ranks fail
+   together: those with an error with their own, the others naming the rank that failed.
+*/
+PETSC_INTERN PetscErrorCode MatClusterAllRanks_Private(MPI_Comm comm, PetscErrorCode ierr, const char what[]);
+/* PetscClusterCallCXX for local work whose error (an exception of the core) must reach every rank */
+#define MatClusterCallCXXAllRanks(comm, what, ...) \
+  PetscCall(MatClusterAllRanks_Private((comm), PetscClusterCallCXX_Private((comm), __LINE__, PETSC_FUNCTION_NAME, __FILE__, NULL, (what), [&]() { __VA_ARGS__; }), (what)))
