@@ -1,7 +1,7 @@
 # Bad input must end in a PETSc error that says what is wrong, without memory errors.
 # - Bad options (petsc.error.*, in stock programs): unknown algorithm names and out-of-range
 #   parameters must end in a PETSc error that names the option and lists the valid choices.
-# - bad_input (bad_input.cxx, also on 2 ranks): every bad-input case of issue 6 with
+# - bad_input (bad_input*.cxx, also on 2 ranks): every bad-input case of issue 6 with
 #   its error code and message, the operands unchanged and usable afterwards (see its header).
 # - Malformed Matrix Market files (petsc.error.mtx.*) given to every program that reads them.
 # Labels: petsc, errors (under mpiexec: mpi).
@@ -53,7 +53,8 @@ endif()
 # caller's matrices unchanged afterwards and no PETSc memory left behind by the call (checked per
 # case under -malloc_debug, hence OWN_LEAK_CHECK: PETSc's own leaks on some of its error paths make
 # -malloc_dump unusable here). On 2 ranks: the MATMPIAIJ cases (an error on one rank must fail all).
-add_executable(petsc_bad_input bad_input.cxx)
+# One program: on one rank the SeqAIJ and limits sections, on more the MATMPIAIJ ones (bad_input.hpp).
+add_executable(petsc_bad_input bad_input.cxx bad_input_seqaij.cxx bad_input_limits.cxx bad_input_mpiaij.cxx)
 target_link_libraries(petsc_bad_input PRIVATE petsccluster PkgConfig::PETSC MPI::MPI_CXX)
 target_compile_options(petsc_bad_input PRIVATE -Wall -Wextra)
 pcluster_petsc_run(NAME bad_input EXE petsc_bad_input LABEL errors OWN_LEAK_CHECK
