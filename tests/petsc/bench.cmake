@@ -1,7 +1,7 @@
 # The benchmark as a correctness check (it exits nonzero if any algorithm's result differs from
 # PETSc's default): the README's main job on its embedded default, the generated suite shrunk, a
 # shared real matrix, and the MatMatMult path where our symbolic phase also forms the values; the
-# ordering study and its chart; the batched BFS.
+# ordering study (ordering_study) and its chart; the batched BFS.
 # Labels: petsc, bench.
 if(TARGET spgemm_bench)
   set(_bench_cases
@@ -18,9 +18,16 @@ if(TARGET spgemm_bench)
     add_test(NAME petsc.bench.${name} COMMAND spgemm_bench ${c} ${PCLUSTER_MALLOC_CHECK_ARGS})
     set_tests_properties(petsc.bench.${name} PROPERTIES LABELS "petsc;bench" TIMEOUT 600 ENVIRONMENT "${_test_env}")
   endforeach()
-  # The ordering study (issue 4's Table 2) on a shrunk suite, and its chart (Debian's python3, which
-  # has python3-matplotlib; another python3 may come first on PATH).
-  add_test(NAME petsc.bench.study_orderings COMMAND spgemm_bench -study orderings -suite -suite_scale 0.002 -orderings rcm,hp -reps 1
+  if(EXISTS "${_shared}/bcsstk13.mtx")
+    add_test(NAME petsc.bench.bcsstk13 COMMAND spgemm_bench -f "${_shared}/bcsstk13.mtx" -reps 1 ${PCLUSTER_MALLOC_CHECK_ARGS})
+    set_tests_properties(petsc.bench.bcsstk13 PROPERTIES LABELS "petsc;bench" TIMEOUT 600 ENVIRONMENT "${_test_env}")
+  endif()
+endif()
+
+if(TARGET ordering_study)
+  # examples/ordering_study (issue 4's Table 2) on a shrunk suite, and its chart (Debian's python3,
+  # which has python3-matplotlib; another python3 may come first on PATH).
+  add_test(NAME petsc.bench.study_orderings COMMAND ordering_study -suite -suite_scale 0.002 -orderings rcm,hp -reps 1
            -json ${CMAKE_CURRENT_BINARY_DIR}/study_orderings.json ${PCLUSTER_MALLOC_CHECK_ARGS})
   set_tests_properties(petsc.bench.study_orderings PROPERTIES LABELS "petsc;bench" TIMEOUT 600 ENVIRONMENT "${_test_env}"
                        FIXTURES_SETUP study_orderings_json)
@@ -29,10 +36,6 @@ if(TARGET spgemm_bench)
     add_test(NAME petsc.bench.plot_orderings COMMAND ${_debian_python3} ${PROJECT_SOURCE_DIR}/scripts/plot_orderings.py
              ${CMAKE_CURRENT_BINARY_DIR}/study_orderings.json ${CMAKE_CURRENT_BINARY_DIR}/study_orderings.png)
     set_tests_properties(petsc.bench.plot_orderings PROPERTIES LABELS "petsc;bench" FIXTURES_REQUIRED study_orderings_json)
-  endif()
-  if(EXISTS "${_shared}/bcsstk13.mtx")
-    add_test(NAME petsc.bench.bcsstk13 COMMAND spgemm_bench -f "${_shared}/bcsstk13.mtx" -reps 1 ${PCLUSTER_MALLOC_CHECK_ARGS})
-    set_tests_properties(petsc.bench.bcsstk13 PROPERTIES LABELS "petsc;bench" TIMEOUT 600 ENVIRONMENT "${_test_env}")
   endif()
 endif()
 
