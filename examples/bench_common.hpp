@@ -270,6 +270,7 @@ struct Prolongator {
   std::string    near_null;
 };
 
+/* One matrix: its figures (spgemm_bench: every algorithm; ordering_study: PETSc's built-ins) */
 struct Summary {
   std::string          name;
   std::string          product = "A*A"; /* "A*A^T" for a rectangular A, "P^T*A*P" for ptap */
@@ -282,6 +283,7 @@ struct Summary {
   std::string          best_builtin_name;
 };
 
+/* PETSc's fastest built-in and its default, the references of every ratio */
 inline void Summarise(Summary *S)
 {
   for (const Figures &f : S->figs) {
