@@ -1,22 +1,34 @@
+/*
+  spgemm_bench: PETSc's SeqAIJ algorithms, GraphBLAS (graphblas_adapter.hpp) and ours on C = A*A or
+  C = P^T A P, timed and checked as bench_common.hpp says (TimeMatProduct); help[] lists the options.
+  -product ptap: P is PCGAMG's prolongator for A, made by an untimed PCGAMG set-up with PETSc's own
+  products.
+*/
+#include <petscmat.h>
+#include <petscpc.h>
+#include <petsctime.h>
+#include <petscviewer.h>
+#include <petsccluster.h>
+
+#include "bench_common.hpp"
+#include "graphblas_adapter.hpp"
+#include "peak_memory.hpp"
+#include "problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
 static const char help[] =
   "spgemm_bench: times C = A*A (A*A^T if A is not square), or C = P^T A P with PCGAMG's prolongator P (-product ptap),\n"
   "with PETSc's SeqAIJ algorithms, SuiteSparse:GraphBLAS GrB_mxm (A*A only) and petsc-cluster's algorithms, in one run,\n"
   "and checks every result against PETSc's default.\n"
   "\n"
-  "The matrix (one of; default: -gen p7 -n 60):\n"
-  "  -f <file>              PETSc binary (MatLoad) or Matrix Market (.mtx, petsc-cluster's reader)\n"
-  "  -gen <p7|s27|e27|rmat|rgg> -n <N>\n"
-  "                         p7: 3D 7-point Laplacian, N^3 rows; s27: 3D 27-point stencil, N^3 rows;\n"
-  "                         e27: 3D elasticity-like 27-point stencil of 3x3 blocks, 3 N^3 rows;\n"
-  "                         rmat: R-MAT power-law graph (Graph500), scale N (2^N rows, with diagonal);\n"
-  "                         rgg: 2D random geometric graph, N points, degree ~5, cell-sorted numbering\n"
-  "                         (default N: p7, s27 60; e27 24; rmat 14; rgg 1000000)\n"
-  "  -gen_seed <s>          seed of the generated values and graphs (default 1)\n"
-  "  -shuffle <seed>        apply a random symmetric permutation P A P^T (by node: blocks of 3 for e27,\n"
-  "                         else -shuffle_block_size, default 1)\n"
-  "  -suite                 the generated suite of design/benchmarks.md (9 matrices)\n"
-  "  -suite_scale <s>       multiply the suite's row counts by s (e.g. 0.05 for CI; default 1)\n"
-  "  -files <f1,f2,...>     matrix files (as -f), run after the suite with -suite, else instead of -f/-gen\n"
+  BENCH_HELP_MATRICES
   "What is run and how:\n"
   "  -algs <a,b,...>        algorithms (default: all): PETSc's sorted,scalable,scalable_fast,heap,btheap,\n"
   "                         llcondensed,rowmerge,hypre (-product ptap: scalable,rap,hypre); graphblas (ab only);\n"
@@ -35,15 +47,7 @@ static const char help[] =
   "                         algorithm keeps for reuse (ours: transposes, intermediates of PtAP); pages allocated\n"
   "                         but never touched do not count. GraphBLAS: new + mxm + wait + unpack, the same way.\n"
   "  -json <file>           also write the figures as JSON\n"
-  "The row-ordering study (the seed paper's Table 2; C = A*A, -api matproduct):\n"
-  "  -study orderings       for each matrix, each ordering and each of our algorithms in -algs (default rowwise,\n"
-  "                         cluster_fixed,cluster_variable, plus cluster_hierarchical at natural order only): one-shot\n"
-  "                         and reuse with -mat_cluster_reorder ORDERING set in the options database, checked as above;\n"
-  "                         speedup over the same algorithm at natural order; the ordering's cost in SpGEMMs =\n"
-  "                         MatGetOrdering(A, \"pcluster_<name>\") time / rowwise natural one-shot time; PETSc's built-ins\n"
-  "                         in -algs (default all) as the reference; then geometric means over the matrices\n"
-  "  -orderings <a,b,...>   orderings of the study (default all: natural,random,rcm,amd,nd,gp,hp,gray,rabbit,degree,\n"
-  "                         slashburn; natural is always run, as the baseline)\n"
+  "The row-ordering study (the seed paper's Table 2) is the program ordering_study (the same matrix options).\n"
   "C = P^T A P with PCGAMG's prolongator (-product ptap):\n"
   "  -product <ab|ptap>     ab (default): C = A*A as above. ptap: A as above (square), then an untimed PCGAMG\n"
   "                         set-up on A with PETSc's own product algorithms gives P = the finest level's\n"
@@ -55,269 +59,19 @@ static const char help[] =
   "                         times and ratios against PETSc's fastest PtAP and its default; -api matmatmult\n"
   "                         (or matptap) times MatPtAP(MAT_INITIAL_MATRIX / MAT_REUSE_MATRIX) with -matptap_via\n"
   "Do not pass -mat_product_algorithm (or, with -api matmatmult, -matmatmult_via or -matptap_via): the program\n"
-  "sets them. The program sets -mat_cluster_reuse_analysis false, so that every one-shot repetition pays for\n"
-  "A's ordering and clusters as the first product with a new A does (the plugin would otherwise keep them on A).\n"
+  "sets them. " BENCH_HELP_REUSE_ANALYSIS
   "Exit code: nonzero if any result fails its check or any algorithm raises an error.\n";
 
-/*
-  What is timed (the rules of design/benchmarks.md):
-  - one-shot  = MatProductCreate + SetType(AB) + SetAlgorithm + SetFromOptions + Symbolic + first
-                Numeric, on a fresh C each repetition (best of -reps): what
-                MatMatMult(A,A,MAT_INITIAL_MATRIX,...) costs, including whatever an algorithm does
-                in its symbolic phase (clustering, conversion, output assembly);
-  - symbolic  = MatProductSymbolic alone (best of -reps);
-  - reuse     = MatProductNumeric on the existing C (best of -reps), after A has been marked
-                modified (MatSeqAIJGetArray/RestoreArray, untimed): MAT_REUSE_MATRIX after new values;
-  - with -api matmatmult: one-shot = MatMatMult(MAT_INITIAL_MATRIX) with -matmatmult_via set to the
-                algorithm (PETSc's api_user path, which implementations may treat differently, e.g.
-                fuse symbolic and numeric), reuse = MatMatMult(MAT_REUSE_MATRIX); no symbolic figure;
-  - GraphBLAS = GrB_Matrix_new + GrB_mxm(PLUS_TIMES_FP64) + GrB_Matrix_wait + GxB_Matrix_unpack_CSR
-                (sorted CSR arrays in the caller's hands); importing A is not timed. GraphBLAS has
-                no symbolic/numeric split, so it has no symbolic or reuse figure.
-  - -product ptap: the same with MatProductCreate(A,P,...) + SetType(PtAP) (or MatPtAP() with
-                -matptap_via), P fixed; reuse follows a change of A's values only. P is PCGAMG's
-                prolongator for A, made by an untimed PCGAMG set-up with PETSc's own products.
-  Every PETSc and petsc-cluster algorithm goes through the same routine, TimeMatProduct(); every
-  result (after the first numeric, after reuse, and after a reuse with A's values doubled) is
-  compared with PETSc's "default" result (sorted for AB, scalable for PtAP): same row pointers and
-  column indices, values within -check_tol relative to max |C_ref|.
-*/
-#include <petscmat.h>
-#include <petscpc.h>
-#include <petsctime.h>
-#include <petscviewer.h>
-#include <petsccluster.h>
 
-#include "pcluster/ordering.hpp"
-#include "peak_memory.hpp"
-#include "problem.hpp"
-
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
-#include <map>
-#include <memory>
-#include <string>
-#include <vector>
-
-
-#if defined(PCLUSTER_HAVE_GRAPHBLAS)
-  #include <complex> /* GraphBLAS.h uses std::complex in C++: include it outside the extern "C" block */
-extern "C" {
-  #include <GraphBLAS.h>
-}
-#endif
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-const char *const kPetscDefault = "sorted"; /* what "default" resolves to for SeqAIJ C=A*B in PETSc 3.18 */
 const std::vector<std::string> kPetscPtAPAlgs = {"scalable", "rap", "hypre"};
 const char *const kPetscPtAPDefault = "scalable"; /* "default" for SeqAIJ C=P^T*A*P in PETSc 3.18 */
-
-/* ------------------------------------------------------------------------------------------ */
-/* Results and the check against the reference                                                */
-
-struct Reference {
-  std::vector<PetscInt>    rowptr, colidx;
-  std::vector<PetscScalar> values;
-  double                   max_abs = 0;
-};
-
-struct Figures {
-  std::string name;
-  std::string kind; /* "petsc", "graphblas", "petsc-cluster" */
-  bool        ran = false;
-  std::string error; /* the algorithm raised an error */
-  std::string check; /* empty: passed; else why it failed */
-  double      oneshot = kInf, symbolic = kInf, reuse = kInf;
-  double      peak_mb = std::nan(""); /* -memory: resident memory an extra one-shot adds at its peak */
-  PetscInt64  nnz_c   = -1;
-  double      rel_err = 0; /* max over every compared result */
-  PetscInt64  extra_zeros = 0; /* explicit zeros outside the reference pattern (third-party only) */
-  bool        ok() const { return ran && error.empty() && check.empty(); }
-};
-
-/* Compares a CSR result (any index/value types, GraphBLAS's included) with the reference scaled by
-   `scale`; records the first mismatch in f->check and the relative error in f->rel_err. The pattern
-   must be identical, except that a third-party result (allow_zeros: PETSc's hypre adds explicit
-   zero diagonal entries to rows whose true product has none) may store extra entries whose
-   value is exactly zero: they are counted in f->extra_zeros and shown, not failed. */
-template <class IP, class IJ, class VV>
-void Compare(const Reference &ref, PetscInt n, const IP *ia, const IJ *ja, const VV *va, bool iso, double scale, double tol, bool allow_zeros,
-             const char *when, Figures *f)
-{
-  auto fail = [&](const std::string &why) {
-    if (f->check.empty()) f->check = std::string(when) + ": " + why;
-  };
-  auto value          = [&](PetscInt64 k) { return static_cast<double>(va[iso ? 0 : k]); };
-  f->nnz_c            = static_cast<PetscInt64>(ia[n]);
-  double     maxdiff  = 0;
-  PetscInt64 extra0   = 0;
-  for (PetscInt i = 0; i < n; ++i) {
-    PetscInt64 k = static_cast<PetscInt64>(ia[i]), kend = static_cast<PetscInt64>(ia[i + 1]);
-    PetscInt64 r = ref.rowptr[i], rend = ref.rowptr[i + 1];
-    while (k < kend || r < rend) {
-      const PetscInt64 cj = k < kend ? static_cast<PetscInt64>(ja[k]) : std::numeric_limits<PetscInt64>::max();
-      const PetscInt64 rj = r < rend ? static_cast<PetscInt64>(ref.colidx[r]) : std::numeric_limits<PetscInt64>::max();
-      if (cj == rj) {
-        maxdiff = std::max(maxdiff, std::abs(value(k) - scale * ref.values[r]));
-        ++k, ++r;
-      } else if (cj < rj) {
-        if (value(k) != 0 || !allow_zeros) {
-          fail("entry (" + std::to_string(i) + ", " + std::to_string(cj) + ") is not in the reference pattern");
-          return;
-        }
-        ++extra0, ++k;
-      } else {
-        fail("entry (" + std::to_string(i) + ", " + std::to_string(rj) + ") of the reference is missing");
-        return;
-      }
-    }
-  }
-  f->extra_zeros   = std::max(f->extra_zeros, extra0);
-  const double rel = ref.max_abs > 0 ? maxdiff / (scale * ref.max_abs) : maxdiff;
-  f->rel_err       = std::max(f->rel_err, rel);
-  if (!(rel <= tol)) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "values differ, relative error %.3e > %.1e", rel, tol);
-    fail(buf);
-  }
-}
-
-PetscErrorCode CompareMat(Mat C, const Reference &ref, double scale, double tol, const char *when, Figures *f)
-{
-  PetscInt           n;
-  const PetscInt    *ia, *ja;
-  const PetscScalar *va;
-  PetscBool          done;
-
-  PetscFunctionBegin;
-  PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ is not supported by the result's type");
-  PetscCall(MatSeqAIJGetArrayRead(C, &va));
-  Compare(ref, n, ia, ja, va, false, scale, tol, f->kind != "petsc-cluster", when, f);
-  PetscCall(MatSeqAIJRestoreArrayRead(C, &va));
-  PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode ReferenceFromMat(Mat C, Reference *ref)
-{
-  Csr M;
-
-  PetscFunctionBegin;
-  PetscCall(CsrFromMat(C, &M));
-  ref->rowptr  = std::move(M.rowptr);
-  ref->colidx  = std::move(M.colidx);
-  ref->values  = std::move(M.values);
-  ref->max_abs = 0;
-  for (PetscScalar v : ref->values) ref->max_abs = std::max(ref->max_abs, static_cast<double>(std::abs(v)));
-  PetscFunctionReturn(0);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Timing                                                                                      */
-
-struct Settings {
-  bool             matmatmult = false; /* -api matmatmult: time MatMatMult() (MatPtAP() for ptap) instead of MatProductCreate & co. */
-  bool             ptap       = false; /* -product ptap: C = P^T*A*P, B is P */
-  PetscInt         reps = 3;
-  PetscReal        tol  = 1e-12;
-  bool             memory = true; /* -memory: each algorithm's peak memory, on an extra one-shot */
-  std::vector<int> graphblas_threads;
-};
 
 const char *DefaultAlg(const Settings &s)
 {
   return s.ptap ? kPetscPtAPDefault : kPetscDefault;
-}
-
-/* The option that selects the algorithm of MatMatMult() / MatPtAP() */
-const char *ViaOption(const Settings &s)
-{
-  return s.ptap ? "-matptap_via" : "-matmatmult_via";
-}
-
-/* One product C = A*B (C = B^T*A*B for ptap) with algorithm `alg`, exactly as a user writes it. */
-PetscErrorCode CreateProduct(Mat A, Mat B, const char *alg, const Settings &s, Mat *C)
-{
-  PetscFunctionBegin;
-  PetscCall(MatProductCreate(A, B, NULL, C));
-  PetscCall(MatProductSetType(*C, s.ptap ? MATPRODUCT_PtAP : MATPRODUCT_AB));
-  PetscCall(MatProductSetAlgorithm(*C, alg));
-  PetscCall(MatProductSetFromOptions(*C));
-  PetscFunctionReturn(0);
-}
-
-/* MatMatMult(A,B) or MatPtAP(A,B), as PETSc's one-call API */
-PetscErrorCode OneCallProduct(Mat A, Mat B, MatReuse reuse, const Settings &s, Mat *C)
-{
-  PetscFunctionBegin;
-  if (s.ptap) PetscCall(MatPtAP(A, B, reuse, PETSC_DEFAULT, C));
-  else PetscCall(MatMatMult(A, B, reuse, PETSC_DEFAULT, C));
-  PetscFunctionReturn(0);
-}
-
-/* Times one PETSc or petsc-cluster algorithm. *C is owned by the caller (destroyed by it, also
-   after an error); ref may be NULL (no check: the reference run itself). */
-PetscErrorCode TimeMatProduct(Mat A, Mat B, const char *alg, const Settings &s, const Reference *ref, Figures *f, Mat *C)
-{
-  PetscLogDouble t0, t1, t2, t3;
-
-  PetscFunctionBegin;
-  if (s.matmatmult) { /* MatMatMult() and MatPtAP() read their algorithm from the options database */
-    if (std::string(alg) == "default") PetscCall(PetscOptionsClearValue(NULL, ViaOption(s)));
-    else PetscCall(PetscOptionsSetValue(NULL, ViaOption(s), alg));
-  }
-  for (PetscInt r = 0; r < s.reps; ++r) {
-    PetscCall(MatDestroy(C));
-    if (s.matmatmult) {
-      PetscCall(PetscTime(&t0));
-      PetscCall(OneCallProduct(A, B, MAT_INITIAL_MATRIX, s, C));
-      PetscCall(PetscTime(&t3));
-      f->oneshot = std::min(f->oneshot, t3 - t0); /* no separate symbolic figure */
-      continue;
-    }
-    PetscCall(PetscTime(&t0));
-    PetscCall(CreateProduct(A, B, alg, s, C));
-    PetscCall(PetscTime(&t1));
-    PetscCall(MatProductSymbolic(*C));
-    PetscCall(PetscTime(&t2));
-    PetscCall(MatProductNumeric(*C));
-    PetscCall(PetscTime(&t3));
-    f->oneshot  = std::min(f->oneshot, t3 - t0);
-    f->symbolic = std::min(f->symbolic, t2 - t1);
-  }
-  if (ref) PetscCall(CompareMat(*C, *ref, 1.0, s.tol, "one-shot", f));
-  for (PetscInt r = 0; r < s.reps; ++r) {
-    PetscScalar *a;
-    /* A reuse follows a change of A's values: mark A modified (untimed), so that no implementation
-       can skip the work because its operands look unchanged. */
-    PetscCall(MatSeqAIJGetArray(A, &a));
-    PetscCall(MatSeqAIJRestoreArray(A, &a));
-    PetscCall(PetscTime(&t0));
-    if (s.matmatmult) PetscCall(OneCallProduct(A, B, MAT_REUSE_MATRIX, s, C));
-    else PetscCall(MatProductNumeric(*C));
-    PetscCall(PetscTime(&t1));
-    f->reuse = std::min(f->reuse, t1 - t0);
-  }
-  if (ref) {
-    PetscCall(CompareMat(*C, *ref, 1.0, s.tol, "reuse", f));
-    /* Reuse after A's values change (doubled: C becomes exactly 4 C_ref if B is A, else 2 C_ref;
-       P^T (2A) P = 2 C_ref), then restore A. */
-    PetscCall(MatScale(A, 2.0));
-    PetscErrorCode ierr = MatProductNumeric(*C);
-    PetscCall(MatScale(A, 0.5)); /* restored even if the numeric phase failed */
-    PetscCall(ierr);
-    PetscCall(CompareMat(*C, *ref, A == B ? 4.0 : 2.0, s.tol, "reuse with new values", f));
-  }
-  if (s.matmatmult) PetscCall(PetscOptionsClearValue(NULL, ViaOption(s)));
-  f->ran = true;
-  PetscFunctionReturn(0);
 }
 
 /* -memory: one extra, untimed one-shot product (as timed, through the same API) and the resident
@@ -341,148 +95,11 @@ PetscErrorCode PeakMemory(Mat A, Mat B, const char *alg, const Settings &s, Figu
   PetscFunctionReturn(0);
 }
 
-#if defined(PCLUSTER_HAVE_GRAPHBLAS)
-  #define PetscCallGrB(call) \
-    do { \
-      GrB_Info info_ = (call); \
-      PetscCheck(info_ == GrB_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "GraphBLAS %s returned %d", #call, (int)info_); \
-    } while (0)
-
-struct GrBMatrix {
-  GrB_Matrix m = nullptr;
-  ~GrBMatrix()
-  {
-    if (m) GrB_Matrix_free(&m);
-  }
-};
-struct GrBFree {
-  void operator()(void *p) const { std::free(p); } /* GrB_init's default allocator is malloc/free */
-};
-
-PetscErrorCode ImportGraphBLAS(const Csr &M, GrBMatrix *A)
-{
-  const GrB_Index        m = static_cast<GrB_Index>(M.nrows), n = static_cast<GrB_Index>(M.ncols), nnz = static_cast<GrB_Index>(M.colidx.size());
-  std::vector<GrB_Index> ap(M.rowptr.begin(), M.rowptr.end()), aj(M.colidx.begin(), M.colidx.end());
-
-  PetscFunctionBegin;
-  PetscCallGrB(GrB_Matrix_import_FP64(&A->m, GrB_FP64, m, n, ap.data(), aj.data(), M.values.data(), m + 1, nnz, nnz, GrB_CSR_FORMAT));
-  PetscCallGrB(GrB_Matrix_wait(A->m, GrB_MATERIALIZE));
-  PetscFunctionReturn(0);
-}
-
-/* C's CSR arrays, unpacked from GraphBLAS (its allocator's memory) */
-struct GrBResult {
-  GrB_Index                     *cp = nullptr, *cj = nullptr;
-  void                          *cx = nullptr;
-  bool                           iso = false;
-  std::unique_ptr<void, GrBFree> hold_p, hold_j, hold_x;
-};
-
-/* C = A*B (B NULL: A*A), m x n, as the caller gets it: sorted CSR arrays */
-PetscErrorCode GraphBLASMultiply(const GrBMatrix &A, const GrBMatrix *B, GrB_Index m, GrB_Index n, GrBResult *R)
-{
-  GrBMatrix C;
-  GrB_Index cp_size, cj_size, cx_size;
-
-  PetscFunctionBegin;
-  PetscCallGrB(GrB_Matrix_new(&C.m, GrB_FP64, m, n));
-  PetscCallGrB(GrB_mxm(C.m, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A.m, B ? B->m : A.m, NULL));
-  PetscCallGrB(GrB_Matrix_wait(C.m, GrB_MATERIALIZE));
-  /* jumbled = NULL asks for sorted columns */
-  PetscCallGrB(GxB_Matrix_unpack_CSR(C.m, &R->cp, &R->cj, &R->cx, &cp_size, &cj_size, &cx_size, &R->iso, NULL, NULL));
-  R->hold_p.reset(R->cp);
-  R->hold_j.reset(R->cj);
-  R->hold_x.reset(R->cx);
-  PetscFunctionReturn(0);
-}
-
-/* Times C = A*B with GrB_mxm(PLUS_TIMES_FP64) on nthreads threads (B = NULL: B is A); the import
-   of the operands is not timed. */
-PetscErrorCode TimeGraphBLAS(const Csr &MA, const Csr *MB, int nthreads, const Settings &s, const Reference &ref, Figures *f)
-{
-  const GrB_Index m = static_cast<GrB_Index>(MA.nrows), n = static_cast<GrB_Index>(MB ? MB->ncols : MA.ncols);
-  GrBMatrix       A, B;
-  PetscLogDouble  t0, t1;
-
-  PetscFunctionBegin;
-  PetscCall(ImportGraphBLAS(MA, &A));
-  if (MB) PetscCall(ImportGraphBLAS(*MB, &B));
-  PetscCallGrB(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, nthreads));
-  for (PetscInt r = 0; r < s.reps; ++r) {
-    GrBResult R;
-    PetscCall(PetscTime(&t0));
-    PetscCall(GraphBLASMultiply(A, MB ? &B : NULL, m, n, &R));
-    PetscCall(PetscTime(&t1));
-    f->oneshot = std::min(f->oneshot, t1 - t0);
-    if (r == s.reps - 1) Compare(ref, MA.nrows, R.cp, R.cj, static_cast<const double *>(R.cx), R.iso, 1.0, s.tol, true, "one-shot", f);
-  }
-  if (s.memory) { /* as PeakMemory() for PETSc's and ours */
-    const double rss0 = ResetPeak();
-    {
-      GrBResult R;
-      PetscCall(GraphBLASMultiply(A, MB ? &B : NULL, m, n, &R));
-      f->peak_mb = StatusMB("VmHWM") - rss0;
-    }
-  }
-  f->ran = true;
-  PetscFunctionReturn(0);
-}
-#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* Output                                                                                      */
 
-/* a / b, or inf ("-", null) when either figure is missing */
-double Ratio(double a, double b)
-{
-  return std::isfinite(a) && std::isfinite(b) && b > 0 ? a / b : kInf;
-}
-
-/* How P was made (-product ptap) */
-struct Prolongator {
-  PetscInt       levels = 0, rows = 0, cols = 0, rbs = 1, cbs = 1, nsmooths = 1;
-  PetscInt64     nnz          = 0;
-  PetscLogDouble setup_s      = 0;
-  std::string    near_null;
-};
-
-struct Summary {
-  std::string          name;
-  std::string          product = "A*A"; /* "A*A^T" for a rectangular A, "P^T*A*P" for ptap */
-  std::string          default_name = kPetscDefault;
-  PetscInt             rows = 0;
-  PetscInt64           nnz = 0, flops = -1, nnz_c = 0; /* flops: -1 for ptap (not reported) */
-  Prolongator          P;
-  std::vector<Figures> figs;
-  double               best_builtin = kInf, best_builtin_reuse = kInf, dflt = kInf, dflt_reuse = kInf;
-  std::string          best_builtin_name;
-};
-
-void Summarise(Summary *S)
-{
-  for (const Figures &f : S->figs) {
-    if (f.kind != "petsc" || !f.ok()) continue;
-    if (f.oneshot < S->best_builtin) {
-      S->best_builtin      = f.oneshot;
-      S->best_builtin_name = f.name;
-    }
-    S->best_builtin_reuse = std::min(S->best_builtin_reuse, f.reuse);
-    if (f.name == S->default_name) {
-      S->dflt       = f.oneshot;
-      S->dflt_reuse = f.reuse;
-    }
-  }
-}
-
 const char *const kPeakLegend = "peak = resident memory an extra, untimed one-shot adds at its peak (VmHWM reset before it, minus VmRSS before; C and what the algorithm keeps for reuse included).";
-
-std::string Fmt(const char *fmt, double v)
-{
-  if (!std::isfinite(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
 
 /* -product ptap: no GF/s; ratios of one-shot and reuse against PETSc's fastest and its default */
 void PrintTablePtAP(const Summary &S, const Settings &s)
@@ -545,28 +162,6 @@ void PrintTable(const Summary &S, const Settings &s)
   if (s.memory) std::printf("%s\n", kPeakLegend);
 }
 
-std::string JsonNumber(double v)
-{
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-std::string JsonString(const std::string &s)
-{
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else out += c;
-  }
-  return out + "\"";
-}
-
 void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s)
 {
   const char *api = !s.matmatmult ? "matproduct" : s.ptap ? "matptap" : "matmatmult";
@@ -624,25 +219,6 @@ void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s
 
 /* ------------------------------------------------------------------------------------------ */
 
-PetscLogStage StageFor(const std::string &name)
-{
-  static std::map<std::string, PetscLogStage> stages;
-  auto                                        it = stages.find(name);
-  if (it != stages.end()) return it->second;
-  PetscLogStage stage = -1;
-  if (PetscLogStageRegister(name.c_str(), &stage)) return -1;
-  return stages[name] = stage;
-}
-
-/* The message of the error just raised (PETSc keeps the first line of the last error). */
-std::string ErrorText(PetscErrorCode ierr)
-{
-  const char *text     = NULL;
-  char       *specific = NULL;
-  if (PetscErrorMessage(ierr, &text, &specific)) return "PETSc error " + std::to_string(ierr);
-  return std::string("PETSc error ") + std::to_string(ierr) + ": " + (specific && specific[0] ? specific : text ? text : "");
-}
-
 /* The prolongator PCGAMG builds for A: an untimed PCGAMG set-up on A (PCGAMG's options apply;
    smoothed aggregation with 1 smoothing step unless -pc_gamg_agg_nsmooths says otherwise), then a
    copy of the finest level's interpolation, so that P outlives the PC. xyz: node coordinates for
@@ -699,54 +275,6 @@ PetscErrorCode GamgProlongator(Mat A, std::vector<PetscScalar> &xyz, Mat *P, Pro
   PetscCall(MatGetBlockSizes(*P, &info->rbs, &info->cbs));
   PetscCall(MatGetInfo(*P, MAT_LOCAL, &minfo));
   info->nnz = static_cast<PetscInt64>(minfo.nz_used);
-  PetscFunctionReturn(0);
-}
-
-/* Builds A (and its CSR copy) with row block size bs, recording its name and size in S */
-PetscErrorCode BuildAndDescribe(const Problem &p, PetscInt bs, Mat *A, Csr *M, Summary *S)
-{
-  PetscLogDouble t0, t1;
-
-  PetscFunctionBegin;
-  PetscCall(PetscTime(&t0));
-  PetscCall(BuildProblem(p, bs, A, M));
-  PetscCall(PetscTime(&t1));
-  S->name = p.name;
-  S->rows = M->nrows;
-  S->nnz  = static_cast<PetscInt64>(M->colidx.size());
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n[%s] built in %.2f s\n", p.name.c_str(), t1 - t0));
-  PetscFunctionReturn(0);
-}
-
-/* The second factor of the A*A runs: A itself, or A^T (formed untimed, its CSR copy into MB) for a
-   rectangular A; sets S's product name and flops */
-PetscErrorCode SecondFactorAB(Mat A, const Csr &M, Mat *B, Csr *MB, Summary *S)
-{
-  PetscFunctionBegin;
-  if (M.nrows == M.ncols) *B = A;
-  else {
-    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, B));
-    PetscCall(CsrFromMat(*B, MB));
-    S->product = "A*A^T";
-  }
-  S->flops = Flops(M, *B == A ? M : *MB);
-  PetscFunctionReturn(0);
-}
-
-/* PETSc's default product once (untimed, also the warm-up): the reference every result is checked against */
-PetscErrorCode ComputeReference(const Problem &p, Mat A, Mat B, const Settings &s, Reference *ref, Summary *S)
-{
-  Figures  warm;
-  Settings once = s;
-  Mat      C    = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%s] computing the reference with PETSc's default (%s; untimed, also the warm-up)\n", p.name.c_str(), S->default_name.c_str()));
-  once.reps = 1;
-  PetscCall(TimeMatProduct(A, B, "default", once, NULL, &warm, &C));
-  PetscCall(ReferenceFromMat(C, ref));
-  PetscCall(MatDestroy(&C));
-  S->nnz_c = static_cast<PetscInt64>(ref->colidx.size());
   PetscFunctionReturn(0);
 }
 
@@ -814,388 +342,25 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
   PetscFunctionReturn(0);
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* -study orderings: the seed paper's Table 2 on our suite                                     */
-
-/* One (ordering, algorithm) product of the study */
-struct StudyRun {
-  std::string ordering;
-  Figures     f;
-  /* ratios; inf (null) when a figure is missing */
-  double x_nat_oneshot = kInf, x_nat_reuse = kInf;     /* same algorithm at natural order / this */
-  double x_rwnat_oneshot = kInf, x_rwnat_reuse = kInf; /* rowwise at natural order / this */
-  double x_best_oneshot = kInf;                        /* PETSc's fastest built-in one-shot / this */
-};
-
-struct StudyOrdering {
-  std::string name;
-  double      time_s = kInf; /* MatGetOrdering(A, "pcluster_<name>"), best of reps; 0 for natural */
-  double      cost_spgemms = kInf;
-  std::string note; /* why there is no time */
-};
-
-struct StudyMatrix {
-  Summary                    S; /* the matrix and PETSc's built-ins (S.figs) */
-  std::vector<StudyOrdering> orderings;
-  std::vector<StudyRun>      runs;
-  double                     rowwise_natural_oneshot = kInf, rowwise_natural_reuse = kInf;
-};
-
-/* Best-of-reps wall time of MatGetOrdering(A, "pcluster_<name>"): exactly what the product computes
-   in its symbolic phase (same core routine, same options), plus PETSc's IS creation and its
-   permutation check. */
-PetscErrorCode TimeOrdering(Mat A, const std::string &name, const Settings &s, double *t)
-{
-  const std::string type = "pcluster_" + name;
-  PetscLogDouble    t0, t1;
-
-  PetscFunctionBegin;
-  for (PetscInt r = 0; r < s.reps; ++r) {
-    IS rperm = NULL, cperm = NULL;
-    PetscCall(PetscTime(&t0));
-    PetscCall(MatGetOrdering(A, type.c_str(), &rperm, &cperm));
-    PetscCall(PetscTime(&t1));
-    PetscCall(ISDestroy(&rperm));
-    PetscCall(ISDestroy(&cperm));
-    *t = std::min(*t, t1 - t0);
-  }
-  PetscFunctionReturn(0);
-}
-
-const StudyRun *FindRun(const StudyMatrix &M, const std::string &ordering, const std::string &alg)
-{
-  for (const StudyRun &r : M.runs)
-    if (r.ordering == ordering && r.f.name == alg) return &r;
-  return nullptr;
-}
-
-/* Every ordering x algorithm on one matrix; orderings[0] is natural. Algorithm errors are recorded,
-   not fatal. */
-PetscErrorCode RunOrderingStudy(const Problem &p, const std::vector<std::string> &builtins, const std::vector<std::string> &algs,
-                                const std::vector<std::string> &orderings, const Settings &s, StudyMatrix *out)
-{
-  Mat       A = NULL, B = NULL, C = NULL;
-  Csr       M, MB;
-  Reference ref;
-  Summary  &S = out->S;
-
-  PetscFunctionBegin;
-  PetscCall(BuildAndDescribe(p, 1, &A, &M, &S));
-  PetscCall(SecondFactorAB(A, M, &B, &MB, &S));
-  PetscCall(ComputeReference(p, A, B, s, &ref, &S));
-  for (const std::string &alg : builtins) { /* the reference point: PETSc's fastest on this matrix */
-    Figures f;
-    f.name = alg;
-    f.kind = "petsc";
-    PetscCall(PetscLogStagePush(StageFor(alg)));
-    PetscErrorCode ierr = TimeMatProduct(A, B, alg.c_str(), s, &ref, &f, &C);
-    PetscCall(PetscLogStagePop());
-    if (ierr) f.error = ErrorText(ierr);
-    PetscCall(MatDestroy(&C));
-    S.figs.push_back(f);
-  }
-  Summarise(&S);
-
-  for (const std::string &ord : orderings) {
-    StudyOrdering o;
-    o.name = ord;
-    if (ord == "natural") o.time_s = 0;
-    else if (M.nrows != M.ncols) o.note = "MatGetOrdering needs a square matrix (the product orders A's row graph; its time is in the one-shot figure only)";
-    else {
-      PetscErrorCode ierr = TimeOrdering(A, ord, s, &o.time_s);
-      if (ierr) {
-        o.time_s = kInf;
-        o.note   = ErrorText(ierr);
-      }
-    }
-    for (const std::string &alg : algs) {
-      /* hierarchical clustering groups rows by similarity whatever their order: natural only */
-      if (alg == MATPRODUCTALGORITHMCLUSTERHIERARCHICAL && ord != "natural") continue;
-      StudyRun run;
-      run.ordering = ord;
-      run.f.name   = alg;
-      run.f.kind   = "petsc-cluster";
-      /* C has no prefix (MatProductCreate), so the plugin reads the unprefixed option */
-      PetscCall(PetscOptionsSetValue(NULL, "-mat_cluster_reorder", ord.c_str()));
-      PetscCall(PetscLogStagePush(StageFor(alg + "@" + ord)));
-      PetscErrorCode ierr = TimeMatProduct(A, B, alg.c_str(), s, &ref, &run.f, &C);
-      PetscCall(PetscLogStagePop());
-      PetscCall(PetscOptionsClearValue(NULL, "-mat_cluster_reorder")); /* also after an error */
-      if (ierr) run.f.error = ErrorText(ierr);
-      PetscCall(MatDestroy(&C));
-      if (ord == "natural" && alg == MATPRODUCTALGORITHMROWWISE && run.f.ok()) {
-        out->rowwise_natural_oneshot = run.f.oneshot;
-        out->rowwise_natural_reuse   = run.f.reuse;
-      }
-      out->runs.push_back(run);
-    }
-    out->orderings.push_back(o);
-  }
-  if (B != A) PetscCall(MatDestroy(&B));
-  PetscCall(MatDestroy(&A));
-
-  for (StudyOrdering &o : out->orderings) o.cost_spgemms = Ratio(o.time_s, out->rowwise_natural_oneshot);
-  for (StudyRun &r : out->runs) {
-    if (!r.f.ok()) continue;
-    const StudyRun *nat = FindRun(*out, "natural", r.f.name);
-    if (nat && nat->f.ok()) {
-      r.x_nat_oneshot = Ratio(nat->f.oneshot, r.f.oneshot);
-      r.x_nat_reuse   = Ratio(nat->f.reuse, r.f.reuse);
-    }
-    r.x_rwnat_oneshot = Ratio(out->rowwise_natural_oneshot, r.f.oneshot);
-    r.x_rwnat_reuse   = Ratio(out->rowwise_natural_reuse, r.f.reuse);
-    r.x_best_oneshot  = Ratio(S.best_builtin, r.f.oneshot);
-  }
-  PetscFunctionReturn(0);
-}
-
-const StudyOrdering *FindOrdering(const StudyMatrix &M, const std::string &name)
-{
-  for (const StudyOrdering &o : M.orderings)
-    if (o.name == name) return &o;
-  return nullptr;
-}
-
-void PrintStudyMatrix(const StudyMatrix &M, const Settings &s)
-{
-  const Summary &S = M.S;
-  std::printf("\nMatrix %s, C = %s: %" PetscInt_FMT " rows, nnz(A) %" PetscInt64_FMT ", flops (multiply-adds) %" PetscInt64_FMT ", nnz(C) %" PetscInt64_FMT
-              ", OpenMP threads %d, best of %" PetscInt_FMT "\n",
-              S.name.c_str(), S.product.c_str(), S.rows, S.nnz, S.flops, S.nnz_c, MaxThreads(), s.reps);
-  std::printf("PETSc built-ins (reference):");
-  for (const Figures &f : S.figs) {
-    if (f.ok()) std::printf(" %s %s/%s", f.name.c_str(), Fmt("%.4g", f.oneshot).c_str(), Fmt("%.4g", f.reuse).c_str());
-    else std::printf(" %s %s", f.name.c_str(), f.error.empty() ? "FAIL" : "ERROR");
-  }
-  std::printf(" [s one-shot/reuse]; fastest one-shot %s %s s, fastest reuse %s s\n", S.best_builtin_name.empty() ? "none" : S.best_builtin_name.c_str(),
-              Fmt("%.4g", S.best_builtin).c_str(), Fmt("%.4g", S.best_builtin_reuse).c_str());
-  std::printf("%-10s %-21s %9s %9s %7s %7s %7s %7s %7s %9s %8s  %s\n", "ordering", "algorithm", "one-shot", "reuse", "x nat", "x nat", "x rwnat", "x rwnat", "x best",
-              "ordering", "cost", "check (max rel. error)");
-  std::printf("%-10s %-21s %9s %9s %7s %7s %7s %7s %7s %9s %8s\n", "", "", "[s]", "[s]", "1-shot", "reuse", "1-shot", "reuse", "1-shot", "[s]", "[SpGEMM]");
-  for (const StudyRun &r : M.runs) {
-    const StudyOrdering *o = FindOrdering(M, r.ordering);
-    if (!r.f.ran || !r.f.error.empty()) {
-      std::printf("%-10s %-21s ERROR: %s\n", r.ordering.c_str(), r.f.name.c_str(), r.f.error.empty() ? "did not run" : r.f.error.c_str());
-      continue;
-    }
-    const std::string check = r.f.check.empty() ? "ok (" + Fmt("%.1e", r.f.rel_err) + ")" : "FAIL: " + r.f.check;
-    std::printf("%-10s %-21s %9s %9s %7s %7s %7s %7s %7s %9s %8s  %s%s%s\n", r.ordering.c_str(), r.f.name.c_str(), Fmt("%.4g", r.f.oneshot).c_str(),
-                Fmt("%.4g", r.f.reuse).c_str(), Fmt("%.2f", r.x_nat_oneshot).c_str(), Fmt("%.2f", r.x_nat_reuse).c_str(), Fmt("%.2f", r.x_rwnat_oneshot).c_str(),
-                Fmt("%.2f", r.x_rwnat_reuse).c_str(), Fmt("%.2f", r.x_best_oneshot).c_str(), Fmt("%.4g", o ? o->time_s : kInf).c_str(),
-                Fmt("%.2f", o ? o->cost_spgemms : kInf).c_str(), check.c_str(), o && !o->note.empty() ? "; ordering: " : "", o ? o->note.c_str() : "");
-  }
-  std::printf("x nat = same algorithm at natural order / this; x rwnat = rowwise at natural order / this; x best = PETSc's fastest built-in one-shot (%s) / this;\n"
-              "ordering = MatGetOrdering(A, \"pcluster_<name>\") timed on its own (what the product computes in its symbolic phase, which the one-shot includes);\n"
-              "cost = ordering / rowwise natural one-shot (%s s). > 1 is faster.\n",
-              S.best_builtin_name.empty() ? "none" : S.best_builtin_name.c_str(), Fmt("%.4g", M.rowwise_natural_oneshot).c_str());
-}
-
-/* The Table-2-shaped summary of one (ordering, algorithm) over the matrices */
-struct StudyCell {
-  std::string ordering, alg;
-  int         n = 0;                 /* matrices with both this run and its baseline ok */
-  double      gm_oneshot = kInf, gm_reuse = kInf, share_oneshot = kInf, share_reuse = kInf;
-  double      gm_rwnat_oneshot = kInf, gm_rwnat_reuse = kInf;
-  int         n_cost = 0, paid5 = 0, paid20 = 0; /* n_cost: matrices with an ordering time */
-  double      median_cost = kInf;
-};
-
-std::vector<StudyCell> SummariseStudy(const std::vector<StudyMatrix> &all, const std::vector<std::string> &orderings, const std::vector<std::string> &algs)
-{
-  std::vector<StudyCell> cells;
-  auto geomean = [](const std::vector<double> &v) {
-    if (v.empty()) return kInf;
-    double l = 0;
-    for (double x : v) l += std::log(x);
-    return std::exp(l / v.size());
-  };
-  for (const std::string &ord : orderings)
-    for (const std::string &alg : algs) {
-      if (alg == MATPRODUCTALGORITHMCLUSTERHIERARCHICAL && ord != "natural") continue;
-      StudyCell           c;
-      std::vector<double> one, reuse, rwone, rwreuse, costs;
-      int                 up1 = 0, upr = 0;
-      c.ordering = ord;
-      c.alg      = alg;
-      for (const StudyMatrix &M : all) {
-        const StudyRun      *r = FindRun(M, ord, alg);
-        const StudyOrdering *o = FindOrdering(M, ord);
-        if (!r || !std::isfinite(r->x_nat_oneshot) || !std::isfinite(r->x_nat_reuse)) continue;
-        ++c.n;
-        one.push_back(r->x_nat_oneshot);
-        reuse.push_back(r->x_nat_reuse);
-        up1 += r->x_nat_oneshot > 1.0;
-        upr += r->x_nat_reuse > 1.0;
-        if (std::isfinite(r->x_rwnat_oneshot) && std::isfinite(r->x_rwnat_reuse)) {
-          rwone.push_back(r->x_rwnat_oneshot);
-          rwreuse.push_back(r->x_rwnat_reuse);
-        }
-        if (o && std::isfinite(o->cost_spgemms)) {
-          ++c.n_cost;
-          costs.push_back(o->cost_spgemms);
-          /* paid for itself: cheap enough, and every later (reuse) product is faster */
-          c.paid5 += o->cost_spgemms <= 5 && r->x_nat_reuse > 1.0;
-          c.paid20 += o->cost_spgemms <= 20 && r->x_nat_reuse > 1.0;
-        }
-      }
-      c.gm_oneshot       = geomean(one);
-      c.gm_reuse         = geomean(reuse);
-      c.gm_rwnat_oneshot = geomean(rwone);
-      c.gm_rwnat_reuse   = geomean(rwreuse);
-      if (c.n) {
-        c.share_oneshot = static_cast<double>(up1) / c.n;
-        c.share_reuse   = static_cast<double>(upr) / c.n;
-      }
-      if (!costs.empty()) {
-        std::sort(costs.begin(), costs.end());
-        const std::size_t h = costs.size() / 2;
-        c.median_cost       = costs.size() % 2 ? costs[h] : 0.5 * (costs[h - 1] + costs[h]);
-      }
-      cells.push_back(c);
-    }
-  return cells;
-}
-
-void PrintStudySummary(const std::vector<StudyCell> &cells, std::size_t nmatrices)
-{
-  std::printf("\nTable-2 summary over %zu matrices: speedup of each ordering over the same algorithm at natural order (geometric mean, share of matrices > 1.0)\n",
-              nmatrices);
-  std::printf("%-10s %-21s %3s %8s %6s %8s %6s %8s %8s %8s %7s %7s\n", "ordering", "algorithm", "n", "gm x nat", "sped", "gm x nat", "sped", "gm x rw", "gm x rw",
-              "median", "paid", "paid");
-  std::printf("%-10s %-21s %3s %8s %6s %8s %6s %8s %8s %8s %7s %7s\n", "", "", "", "1-shot", "up", "reuse", "up", "nat 1sh", "nat re", "cost", "<=5", "<=20");
-  for (const StudyCell &c : cells) {
-    const bool  hier = c.alg == MATPRODUCTALGORITHMCLUSTERHIERARCHICAL;
-    const auto  pct  = [](double v) { return std::isfinite(v) ? std::to_string(static_cast<int>(std::lround(100 * v))) + "%" : std::string("-"); };
-    const auto  frac = [&](int k) { return c.ordering == "natural" || !c.n_cost ? std::string("-") : std::to_string(k) + "/" + std::to_string(c.n_cost); };
-    std::printf("%-10s %-21s %3d %8s %6s %8s %6s %8s %8s %8s %7s %7s\n", c.ordering.c_str(), c.alg.c_str(), c.n, hier ? "-" : Fmt("%.2f", c.gm_oneshot).c_str(),
-                hier ? "-" : pct(c.share_oneshot).c_str(), hier ? "-" : Fmt("%.2f", c.gm_reuse).c_str(), hier ? "-" : pct(c.share_reuse).c_str(),
-                Fmt("%.2f", c.gm_rwnat_oneshot).c_str(), Fmt("%.2f", c.gm_rwnat_reuse).c_str(), Fmt("%.2f", c.median_cost).c_str(), frac(c.paid5).c_str(),
-                frac(c.paid20).c_str());
-  }
-  std::printf("1-shot includes the ordering (computed in the symbolic phase); reuse = numeric only. gm x rw nat = speedup over rowwise at natural order (the\n"
-              "combined effect of ordering and clustering). cost = MatGetOrdering(A, \"pcluster_<name>\") time / rowwise natural one-shot A*A, in SpGEMMs\n"
-              "(timed on its own; the plugin registers these orderings and computes the same permutation inside the product). paid <=k: matrices whose\n"
-              "ordering costs <= k SpGEMMs and whose reuse product is faster than at natural order (out of those with an ordering time).\n"
-              "cluster_hierarchical runs at natural order only (it groups rows by similarity whatever their order): compare it by gm x rw nat.\n");
-}
-
-void WriteStudyJson(std::FILE *fp, const std::vector<StudyMatrix> &all, const std::vector<StudyCell> &cells, const Settings &s)
-{
-  std::fprintf(fp, "{\n  \"program\": \"spgemm_bench\",\n  \"study\": \"orderings\",\n  \"product_type\": \"ab\",\n  \"api\": \"matproduct\",\n");
-  std::fprintf(fp, "  \"threads\": %d,\n  \"reps\": %" PetscInt_FMT ",\n  \"check_tol\": %s,\n", MaxThreads(), s.reps, JsonNumber(s.tol).c_str());
-  std::fprintf(fp, "  \"timed\": %s,\n",
-               JsonString("one-shot = MatProductCreate..SetFromOptions + Symbolic + first Numeric on a fresh C, with -mat_cluster_reorder ORDERING in the options "
-                          "database (the ordering is computed in the symbolic phase, so one-shot includes it); reuse = MatProductNumeric after A is marked "
-                          "modified; best of reps each; flops = multiply-adds")
-                 .c_str());
-  std::fprintf(fp, "  \"ordering_time\": %s,\n",
-               JsonString("MatGetOrdering(A, \"pcluster_<name>\") timed on its own, best of reps (the plugin registers these orderings; they compute the "
-                          "permutation the product uses); cost_spgemms = ordering_s / rowwise natural one-shot A*A")
-                 .c_str());
-  std::fprintf(fp, "  \"paid_within\": %s,\n", JsonString("cost_spgemms <= k and speedup_vs_natural_reuse > 1").c_str());
-  std::fprintf(fp, "  \"matrices\": [\n");
-  for (std::size_t m = 0; m < all.size(); ++m) {
-    const StudyMatrix &M = all[m];
-    const Summary     &S = M.S;
-    std::fprintf(fp, "    {\"name\": %s, \"product\": %s, \"rows\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT ", \"flops\": %" PetscInt64_FMT ", \"nnz_c\": %" PetscInt64_FMT ",\n",
-                 JsonString(S.name).c_str(), JsonString(S.product).c_str(), S.rows, S.nnz, S.flops, S.nnz_c);
-    std::fprintf(fp, "     \"best_builtin\": %s, \"best_builtin_oneshot_s\": %s, \"best_builtin_reuse_s\": %s, \"rowwise_natural_oneshot_s\": %s, \"rowwise_natural_reuse_s\": %s,\n",
-                 JsonString(S.best_builtin_name).c_str(), JsonNumber(S.best_builtin).c_str(), JsonNumber(S.best_builtin_reuse).c_str(),
-                 JsonNumber(M.rowwise_natural_oneshot).c_str(), JsonNumber(M.rowwise_natural_reuse).c_str());
-    std::fprintf(fp, "     \"builtins\": [");
-    for (std::size_t a = 0; a < S.figs.size(); ++a) {
-      const Figures &f = S.figs[a];
-      std::fprintf(fp, "%s{\"name\": %s, \"status\": %s, \"error\": %s, \"check\": %s, \"oneshot_s\": %s, \"reuse_s\": %s}", a ? ", " : "", JsonString(f.name).c_str(),
-                   JsonString(!f.ran || !f.error.empty() ? "error" : f.check.empty() ? "ok" : "FAIL").c_str(), JsonString(f.error).c_str(), JsonString(f.check).c_str(),
-                   JsonNumber(f.oneshot).c_str(), JsonNumber(f.reuse).c_str());
-    }
-    std::fprintf(fp, "],\n     \"orderings\": [");
-    for (std::size_t k = 0; k < M.orderings.size(); ++k) {
-      const StudyOrdering &o = M.orderings[k];
-      std::fprintf(fp, "%s{\"name\": %s, \"ordering_s\": %s, \"cost_spgemms\": %s, \"note\": %s}", k ? ", " : "", JsonString(o.name).c_str(), JsonNumber(o.time_s).c_str(),
-                   JsonNumber(o.cost_spgemms).c_str(), JsonString(o.note).c_str());
-    }
-    std::fprintf(fp, "],\n     \"runs\": [\n");
-    for (std::size_t k = 0; k < M.runs.size(); ++k) {
-      const StudyRun &r = M.runs[k];
-      std::fprintf(fp,
-                   "       {\"ordering\": %s, \"algorithm\": %s, \"status\": %s, \"error\": %s, \"check\": %s, \"oneshot_s\": %s, \"symbolic_s\": %s, \"reuse_s\": %s, "
-                   "\"rel_err\": %s, \"speedup_vs_natural_oneshot\": %s, \"speedup_vs_natural_reuse\": %s, \"speedup_vs_rowwise_natural_oneshot\": %s, "
-                   "\"speedup_vs_rowwise_natural_reuse\": %s, \"speedup_vs_best_builtin\": %s}%s\n",
-                   JsonString(r.ordering).c_str(), JsonString(r.f.name).c_str(), JsonString(!r.f.ran || !r.f.error.empty() ? "error" : r.f.check.empty() ? "ok" : "FAIL").c_str(),
-                   JsonString(r.f.error).c_str(), JsonString(r.f.check).c_str(), JsonNumber(r.f.oneshot).c_str(), JsonNumber(r.f.symbolic).c_str(),
-                   JsonNumber(r.f.reuse).c_str(), JsonNumber(r.f.ran ? r.f.rel_err : kInf).c_str(), JsonNumber(r.x_nat_oneshot).c_str(), JsonNumber(r.x_nat_reuse).c_str(),
-                   JsonNumber(r.x_rwnat_oneshot).c_str(), JsonNumber(r.x_rwnat_reuse).c_str(), JsonNumber(r.x_best_oneshot).c_str(), k + 1 < M.runs.size() ? "," : "");
-    }
-    std::fprintf(fp, "     ]}%s\n", m + 1 < all.size() ? "," : "");
-  }
-  std::fprintf(fp, "  ],\n  \"summary\": [\n");
-  for (std::size_t k = 0; k < cells.size(); ++k) {
-    const StudyCell &c = cells[k];
-    std::fprintf(fp,
-                 "    {\"ordering\": %s, \"algorithm\": %s, \"matrices\": %d, \"geomean_speedup_oneshot\": %s, \"share_sped_up_oneshot\": %s, "
-                 "\"geomean_speedup_reuse\": %s, \"share_sped_up_reuse\": %s, \"geomean_speedup_vs_rowwise_natural_oneshot\": %s, "
-                 "\"geomean_speedup_vs_rowwise_natural_reuse\": %s, \"median_cost_spgemms\": %s, \"matrices_with_cost\": %d, \"paid_within_5\": %d, \"paid_within_20\": %d}%s\n",
-                 JsonString(c.ordering).c_str(), JsonString(c.alg).c_str(), c.n, JsonNumber(c.gm_oneshot).c_str(), JsonNumber(c.share_oneshot).c_str(),
-                 JsonNumber(c.gm_reuse).c_str(), JsonNumber(c.share_reuse).c_str(), JsonNumber(c.gm_rwnat_oneshot).c_str(), JsonNumber(c.gm_rwnat_reuse).c_str(),
-                 JsonNumber(c.median_cost).c_str(), c.n_cost, c.paid5, c.paid20, k + 1 < cells.size() ? "," : "");
-  }
-  std::fprintf(fp, "  ]\n}\n");
-}
-
 } // namespace
-
-/* Writes the -json file anew; called after every matrix, so a long suite leaves its figures so far */
-template <class Write>
-static PetscErrorCode RewriteJson(const char json[], Write &&write)
-{
-  PetscFunctionBeginUser;
-  std::FILE *fp = std::fopen(json, "w");
-  PetscCheck(fp, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot open -json file %s for writing", json);
-  write(fp);
-  PetscCheck(std::fclose(fp) == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_WRITE, "Error writing -json file %s", json);
-  PetscFunctionReturn(0);
-}
 
 int main(int argc, char **argv)
 {
-  Problem                  one;
-  PetscBool                suite = PETSC_FALSE, set;
-  PetscReal                suite_scale = 1.0;
-  char                     buf[PETSC_MAX_PATH_LEN] = "", json[PETSC_MAX_PATH_LEN] = "";
+  MatrixOptions            mo;
+  PetscBool                set;
+  char                     json[PETSC_MAX_PATH_LEN] = "";
   char                    *alglist[64];
-  PetscInt                 nalgs = 64, shuffle = -1, shuffle_bs = 1, n = -1, gen_seed = 1;
-  PetscInt                 gbt[16], ngbt = 16;
+  PetscInt                 nalgs = 64;
+  PetscInt                 gbt[16] = {0}, ngbt = 16;
   Settings                 s;
   std::vector<std::string> algs;
-  PetscBool                study_orderings = PETSC_FALSE;
-  char                    *ordlist[64], *filelist[64];
-  PetscInt                 nords = 64, nfiles = 64;
-  std::vector<std::string> orderings;
-  std::string              gen = "p7";
-  PetscMPIInt              size;
+  std::vector<Problem>     problems;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCall(PetscClusterInitializePackage()); /* before any Mat exists: the plugin hooks SeqAIJ creation */
-  /* Repetitions reuse one A: keeping its ordering and clusters on it would leave them out of every
-     one-shot after the first (see the help text) */
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_cluster_reuse_analysis", "false"));
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "spgemm_bench is sequential (SeqAIJ): run it on one MPI rank");
+  PetscCall(BenchSetUp("spgemm_bench"));
 
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "spgemm_bench options", "Mat");
-  PetscCall(PetscOptionsString("-f", "Matrix file: PETSc binary, or Matrix Market if it ends in .mtx", "MatLoad", buf, buf, sizeof buf, &set));
-  if (set) one.file = buf;
-  PetscCall(PetscOptionsString("-gen", "Generated matrix: p7, s27, e27, rmat, rgg", "", gen.c_str(), buf, sizeof buf, &set));
-  if (set) gen = buf;
-  PetscCall(PetscOptionsInt("-n", "Grid size (p7, s27, e27), scale (rmat) or points (rgg)", "", n, &n, NULL));
-  PetscCall(PetscOptionsInt("-gen_seed", "Seed of generated values and graphs", "", gen_seed, &gen_seed, NULL));
-  PetscCall(PetscOptionsInt("-shuffle", "Seed of a random symmetric permutation P A P^T (-1: none)", "", shuffle, &shuffle, NULL));
-  PetscCall(PetscOptionsInt("-shuffle_block_size", "Rows per node kept together by -shuffle (e27: 3)", "", shuffle_bs, &shuffle_bs, NULL));
-  PetscCall(PetscOptionsBool("-suite", "Run the generated suite of design/benchmarks.md", "", suite, &suite, NULL));
-  PetscCall(PetscOptionsReal("-suite_scale", "Multiply the suite's row counts by this", "", suite_scale, &suite_scale, NULL));
-  PetscCall(PetscOptionsStringArray("-files", "Comma-separated matrix files, run after the suite (with -suite) or instead of -f/-gen", "", filelist, &nfiles, &set));
-  if (!set) nfiles = 0;
+  PetscCall(MatrixOptionsRead(PetscOptionsObject, &mo));
   PetscCall(PetscOptionsStringArray("-algs", "Comma-separated algorithms (default: all)", "", alglist, &nalgs, &set));
   if (!set) nalgs = 0;
   PetscCall(PetscOptionsInt("-reps", "Best of this many runs", "", s.reps, &s.reps, NULL));
@@ -1222,18 +387,15 @@ int main(int argc, char **argv)
     s.memory = memory;
   }
   PetscCall(PetscOptionsString("-json", "Write the figures to this JSON file", "", json, json, sizeof json, NULL));
-  {
-    const char *studies[] = {"none", "orderings"};
-    PetscInt    study     = 0;
-    PetscCall(PetscOptionsEList("-study", "Run a study instead of the algorithm comparison: orderings (the seed paper's Table 2)", "", studies, 2, studies[0], &study, NULL));
-    study_orderings = study == 1 ? PETSC_TRUE : PETSC_FALSE;
-  }
-  PetscCall(PetscOptionsStringArray("-orderings", "Comma-separated orderings of -study orderings (default: all)", "", ordlist, &nords, &set));
-  if (!set) nords = 0;
   PetscOptionsEnd();
 
+  for (const char *moved : {"-study", "-orderings"}) {
+    PetscBool given;
+    PetscCall(PetscOptionsHasName(NULL, NULL, moved, &given));
+    PetscCheck(!given, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: the ordering study is the program ordering_study (the same options, without -study)", moved);
+  }
   PetscCheck(s.reps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps %" PetscInt_FMT " must be >= 1", s.reps);
-  PetscCheck(suite_scale > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-suite_scale must be > 0");
+  PetscCall(MatrixOptionsProblems(mo, &problems));
   for (PetscInt i = 0; i < ngbt; ++i) {
     PetscCheck(gbt[i] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-graphblas_threads: %" PetscInt_FMT " must be >= 1", gbt[i]);
     s.graphblas_threads.push_back(static_cast<int>(gbt[i]));
@@ -1253,71 +415,10 @@ int main(int argc, char **argv)
                  "-algs: unknown algorithm '%s' for -product %s; valid:%s", a.c_str(), s.ptap ? "ptap" : "ab", valid_list.c_str());
       algs.push_back(a);
     }
-    if (algs.empty() && !study_orderings) algs = valid;
-  }
-  {
-    std::vector<std::string> valid;
-    std::string              valid_list;
-    for (pcluster::OrderingType t : pcluster::all_orderings()) {
-      valid.push_back(pcluster::to_string(t));
-      valid_list += " " + valid.back();
-    }
-    for (PetscInt i = 0; i < nords; ++i) {
-      const std::string o = ordlist[i];
-      PetscCall(PetscFree(ordlist[i]));
-      PetscCheck(std::find(valid.begin(), valid.end(), o) != valid.end(), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-orderings: unknown ordering '%s'; valid:%s",
-                 o.c_str(), valid_list.c_str());
-      if (std::find(orderings.begin(), orderings.end(), o) == orderings.end()) orderings.push_back(o);
-    }
-    PetscCheck(study_orderings || nords == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-orderings needs -study orderings");
-    if (orderings.empty())
-      for (pcluster::OrderingType t : pcluster::all_orderings()) orderings.push_back(pcluster::to_string(t));
-    /* natural is the baseline of every speedup: always run, first */
-    orderings.erase(std::remove(orderings.begin(), orderings.end(), std::string("natural")), orderings.end());
-    orderings.insert(orderings.begin(), "natural");
-  }
-  std::vector<std::string> study_builtins, study_algs;
-  if (study_orderings) {
-    PetscCheck(!s.ptap && !s.matmatmult, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-study orderings runs C = A*A through MatProductCreate: no -product ptap, no -api matmatmult");
-    for (const std::string &a : algs) {
-      PetscCheck(a != "graphblas", PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-study orderings: graphblas has no ordering option; leave it out of -algs");
-      if (std::find(kPetscAlgs.begin(), kPetscAlgs.end(), a) != kPetscAlgs.end()) study_builtins.push_back(a);
-      else study_algs.push_back(a);
-    }
-    if (study_builtins.empty()) study_builtins = kPetscAlgs;
-    if (study_algs.empty()) study_algs = {MATPRODUCTALGORITHMROWWISE, MATPRODUCTALGORITHMCLUSTERFIXED, MATPRODUCTALGORITHMCLUSTERVARIABLE, MATPRODUCTALGORITHMCLUSTERHIERARCHICAL};
-    /* rowwise at natural order is the unit of the ordering cost ("SpGEMMs"): always run */
-    if (std::find(study_algs.begin(), study_algs.end(), MATPRODUCTALGORITHMROWWISE) == study_algs.end()) study_algs.insert(study_algs.begin(), MATPRODUCTALGORITHMROWWISE);
+    if (algs.empty()) algs = valid;
   }
 
-  std::vector<Problem> problems;
-  if (suite) problems = StandardSuite(suite_scale);
-  for (PetscInt i = 0; i < nfiles; ++i) {
-    Problem f;
-    f.file = filelist[i];
-    problems.push_back(f);
-    PetscCall(PetscFree(filelist[i]));
-  }
-  if (!suite && nfiles == 0) {
-    if (one.file.empty()) {
-      one.gen = gen;
-      one.n   = n >= 0 ? n : (gen == "rmat" ? 14 : gen == "rgg" ? 1000000 : gen == "e27" ? 24 : 60);
-    }
-    one.shuffle    = shuffle;
-    one.shuffle_bs = (one.gen == "e27" && shuffle_bs == 1) ? 3 : shuffle_bs;
-    problems.push_back(one);
-  }
-  for (Problem &p : problems) {
-    p.gen_seed = gen_seed;
-    p.name     = ProblemName(p);
-  }
-
-#if defined(PCLUSTER_HAVE_GRAPHBLAS)
-  {
-    GrB_Info info = GrB_init(GrB_NONBLOCKING);
-    PetscCheck(info == GrB_SUCCESS, PETSC_COMM_WORLD, PETSC_ERR_LIB, "GrB_init failed: %d", (int)info);
-  }
-#endif
+  PetscCall(GraphBLASInitialize());
   if (s.ptap) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "spgemm_bench: C = P^T*A*P, P = PCGAMG's prolongator for A (finest level, made untimed with PETSc's own products); OpenMP threads "
@@ -1341,46 +442,20 @@ int main(int argc, char **argv)
                           (double)s.tol));
   }
 
-  bool any_bad = false;
-  if (study_orderings) {
-    std::string ords, ours, refs;
-    for (const std::string &o : orderings) ords += " " + o;
-    for (const std::string &a : study_algs) ours += " " + a;
-    for (const std::string &a : study_builtins) refs += " " + a;
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "study: orderings:%s\n       ours:%s (cluster_hierarchical at natural order only), each with -mat_cluster_reorder ORDERING; PETSc's (reference):%s\n"
-                          "       ordering cost: MatGetOrdering(A, \"pcluster_<name>\") timed on its own (the plugin registers these PETSc orderings; they compute the\n"
-                          "       permutation the product uses), best of %" PetscInt_FMT ", in units of one rowwise natural-order one-shot A*A\n",
-                          ords.c_str(), ours.c_str(), refs.c_str(), s.reps));
-    std::vector<StudyMatrix> study;
-    for (const Problem &p : problems) {
-      StudyMatrix M;
-      PetscCall(RunOrderingStudy(p, study_builtins, study_algs, orderings, s, &M));
-      PrintStudyMatrix(M, s);
-      std::fflush(stdout);
-      for (const Figures &f : M.S.figs) any_bad = any_bad || !f.ok();
-      for (const StudyRun &r : M.runs) any_bad = any_bad || !r.f.ok();
-      study.push_back(std::move(M));
-      if (json[0]) PetscCall(RewriteJson(json, [&](std::FILE *fp) { WriteStudyJson(fp, study, SummariseStudy(study, orderings, study_algs), s); }));
-    }
-    PrintStudySummary(SummariseStudy(study, orderings, study_algs), study.size());
-  } else {
-    std::vector<Summary> all;
-    for (const Problem &p : problems) {
-      Summary S;
-      PetscCall(RunProblem(p, algs, s, &S));
-      PrintTable(S, s);
-      std::fflush(stdout);
-      for (const Figures &f : S.figs) any_bad = any_bad || !f.ok();
-      all.push_back(std::move(S));
-      if (json[0]) PetscCall(RewriteJson(json, [&](std::FILE *fp) { WriteJson(fp, all, s); }));
-    }
+  bool                 any_bad = false;
+  std::vector<Summary> all;
+  for (const Problem &p : problems) {
+    Summary S;
+    PetscCall(RunProblem(p, algs, s, &S));
+    PrintTable(S, s);
+    std::fflush(stdout);
+    for (const Figures &f : S.figs) any_bad = any_bad || !f.ok();
+    all.push_back(std::move(S));
+    if (json[0]) PetscCall(RewriteJson(json, [&](std::FILE *fp) { WriteJson(fp, all, s); }));
   }
   if (json[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nJSON written to %s\n", json));
   if (any_bad) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nspgemm_bench: at least one algorithm FAILED its check or raised an error (exit code 1)\n"));
-#if defined(PCLUSTER_HAVE_GRAPHBLAS)
-  GrB_finalize();
-#endif
+  GraphBLASFinalize();
   PetscCall(PetscFinalize());
   return any_bad ? 1 : 0;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots the row-ordering study of spgemm_bench (-study orderings -json run.json) as a PNG: for each
+"""Plots the row-ordering study of examples/ordering_study (-json run.json) as a PNG: for each
 ordering, one bar per algorithm with the geometric-mean speedup over the same algorithm at natural
 order (bars), and each matrix's speedup (dots); one panel for one-shot (ordering included), one for
 reuse (numeric only). Under each ordering, its median cost in SpGEMMs. cluster_hierarchical runs at
@@ -32,7 +32,7 @@ def main():
     with open(sys.argv[1]) as f:
         run = json.load(f)
     if run.get("study") != "orderings":
-        sys.exit(f"plot_orderings.py: {sys.argv[1]} is not a spgemm_bench -study orderings JSON (no \"study\": \"orderings\")")
+        sys.exit(f"plot_orderings.py: {sys.argv[1]} is not an ordering_study JSON (no \"study\": \"orderings\")")
     runs = [r for m in run["matrices"] for r in m["runs"] if r["status"] == "ok"]
     orderings = [o for o in dict.fromkeys(c["ordering"] for c in run["summary"]) if o != "natural"]
     algs = [a for a in dict.fromkeys(c["algorithm"] for c in run["summary"]) if a != HIER]
@@ -83,7 +83,7 @@ def main():
     axes[1].set_xticklabels(labels, fontsize=8)
     axes[1].set_xlabel("ordering (median cost: MatGetOrdering time / rowwise natural one-shot A*A)")
     axes[0].legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.08), ncol=len(algs) + 1)
-    fig.suptitle(f"spgemm_bench -study orderings ({run.get('threads')} thread(s), best of {run.get('reps')})")
+    fig.suptitle(f"ordering_study ({run.get('threads')} thread(s), best of {run.get('reps')})")
     fig.tight_layout()
     fig.savefig(sys.argv[2], dpi=120)
     print(f"plot_orderings.py: wrote {sys.argv[2]}")

@@ -118,7 +118,7 @@ memory = "--memory" in sys.argv[1:]
 for path in [a for a in sys.argv[1:] if a != "--memory"]:
     run = json.load(open(path))
     if run.get("study") == "orderings":
-        sys.exit(f"{path}: an ordering study (-study orderings) prints its own summary; chart it with scripts/plot_orderings.py")
+        sys.exit(f"{path}: an ordering study (ordering_study) prints its own summary; chart it with scripts/plot_orderings.py")
     ptap = run.get("product_type") == "ptap"
     what = ", C = P^T A P (PCGAMG's prolongator)" if ptap else ""
     print(f"# {path}{what}: threads {run.get('threads')}, best of {run.get('reps')}, api {run.get('api')}")
