@@ -1,6 +1,8 @@
 // Seeded problem generators (see include/pcluster/generators.hpp for what each one builds).
 #include "pcluster/generators.hpp"
 
+#include "pcluster/ordering.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -249,20 +251,6 @@ CsrMatrix<I, V> random_geometric_2d(I npoints, double avg_degree, bool diagonal,
   return A;
 }
 
-template <class I>
-std::vector<I> random_permutation(I n, std::uint64_t seed)
-{
-  if (n < 0) throw std::invalid_argument("random_permutation: n must be >= 0");
-  std::vector<I> perm(static_cast<std::size_t>(n));
-  std::iota(perm.begin(), perm.end(), I(0));
-  std::mt19937_64 rng(seed);
-  for (Count i = static_cast<Count>(n) - 1; i > 0; --i) {
-    const Count j = static_cast<Count>(rng() % static_cast<std::uint64_t>(i + 1));
-    std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(j)]);
-  }
-  return perm;
-}
-
 template <class I, class V>
 CsrMatrix<I, V> permute_symmetric(const CsrView<I, V> &A, const std::vector<I> &perm, int block_size)
 {
@@ -315,7 +303,5 @@ PCLUSTER_INSTANTIATE_GEN(std::int64_t, double)
 PCLUSTER_INSTANTIATE_GEN(std::int32_t, float)
 PCLUSTER_INSTANTIATE_GEN(std::int64_t, float)
 #undef PCLUSTER_INSTANTIATE_GEN
-template std::vector<std::int32_t> random_permutation<std::int32_t>(std::int32_t, std::uint64_t);
-template std::vector<std::int64_t> random_permutation<std::int64_t>(std::int64_t, std::uint64_t);
 
 } // namespace pcluster

@@ -83,6 +83,11 @@ std::vector<I> compute_ordering(OrderingType type, const CsrView<I, V> &A, const
 template <class I, class V>
 CsrMatrix<I, V> row_graph(const CsrView<I, V> &A);
 
+// A random permutation of 0..n-1 (Fisher-Yates with std::mt19937_64(seed), no std::*_distribution:
+// the same on every platform for a seed); read as perm[old] = new or as new to old alike.
+template <class I>
+std::vector<I> random_permutation(I n, std::uint64_t seed);
+
 // old_to_new[perm[k]] = k.
 template <class I>
 std::vector<I> inverse_permutation(const std::vector<I> &perm);

@@ -8,7 +8,7 @@
 # output of two runs with the thread counts in another order: each product's digest of C (global
 # columns and value bits) must be the same in both processes.
 add_executable(petsc_determinism determinism.cxx)
-target_link_libraries(petsc_determinism PRIVATE petsccluster pcluster_core PkgConfig::PETSC MPI::MPI_CXX)
+target_link_libraries(petsc_determinism PRIVATE petsccluster pcluster_support PkgConfig::PETSC MPI::MPI_CXX)
 target_include_directories(petsc_determinism PRIVATE "${PROJECT_SOURCE_DIR}/examples")
 target_compile_options(petsc_determinism PRIVATE -Wall -Wextra)
 pcluster_petsc_run(NAME determinism.seq EXE petsc_determinism NP 1 ENV OMP_NUM_THREADS=2 LABEL determinism
@@ -31,7 +31,7 @@ set_tests_properties(petsc.determinism.mpi.np2 petsc.determinism.mpi.rmat.np2 PR
 # reordered after new values, a product made while the others live, destroyed in another order; each
 # checked against PETSc's default. SeqAIJ and MPIAIJ, and without leaks.
 add_executable(petsc_products_in_flight products_in_flight.cxx)
-target_link_libraries(petsc_products_in_flight PRIVATE petsccluster pcluster_core PkgConfig::PETSC MPI::MPI_CXX)
+target_link_libraries(petsc_products_in_flight PRIVATE petsccluster pcluster_support PkgConfig::PETSC MPI::MPI_CXX)
 target_include_directories(petsc_products_in_flight PRIVATE "${PROJECT_SOURCE_DIR}/examples")
 target_compile_options(petsc_products_in_flight PRIVATE -Wall -Wextra)
 pcluster_petsc_run(NAME in_flight.seq EXE petsc_products_in_flight LABEL determinism REQUIRE_REGEX "on seqaij.* 0 failed")

@@ -5,7 +5,7 @@
 # ranks in amg.cmake, amg_setup under mpiexec in amg_example.cmake.)
 # Labels: petsc, mpi.
 add_executable(petsc_mpi_products mpi_products.cxx)
-target_link_libraries(petsc_mpi_products PRIVATE petsccluster pcluster_core PkgConfig::PETSC MPI::MPI_CXX)
+target_link_libraries(petsc_mpi_products PRIVATE petsccluster pcluster_support PkgConfig::PETSC MPI::MPI_CXX)
 target_include_directories(petsc_mpi_products PRIVATE "${PROJECT_SOURCE_DIR}/examples")
 target_compile_options(petsc_mpi_products PRIVATE -Wall -Wextra)
 foreach(np 1 2 3 4)

@@ -1,4 +1,5 @@
 // Seeded test and benchmark matrices (the generated suite of design/benchmarks.md). No PETSc.
+// Part of pcluster_support (support/), the tests' and benchmarks' library, not of the core.
 //
 // Every generator is deterministic: the same arguments and seed give the same matrix, on every
 // platform (std::mt19937_64 and a splitmix64 hash; no std::*_distribution, whose output the
@@ -12,6 +13,7 @@
 #pragma once
 
 #include "pcluster/csr.hpp"
+#include "pcluster/ordering.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -53,10 +55,6 @@ CsrMatrix<I, V> rmat(int scale, int edge_factor = 16, bool diagonal = true, std:
 template <class I, class V>
 CsrMatrix<I, V> random_geometric_2d(I npoints, double avg_degree = 5.0, bool diagonal = false, std::uint64_t seed = 1);
 
-// A random permutation of 0..n-1 (Fisher-Yates with std::mt19937_64(seed)); perm[old] = new.
-template <class I>
-std::vector<I> random_permutation(I n, std::uint64_t seed);
-
 // B = P A P^T for a square A, with B(perm(i), perm(j)) = A(i, j). With block_size b > 1 the
 // permutation acts on nodes of b consecutive rows (node p -> perm(p), row b*p+c -> b*perm(p)+c),
 // so dense node blocks stay together. Throws std::invalid_argument if A is not square, if b does
@@ -64,7 +62,7 @@ std::vector<I> random_permutation(I n, std::uint64_t seed);
 template <class I, class V>
 CsrMatrix<I, V> permute_symmetric(const CsrView<I, V> &A, const std::vector<I> &perm, int block_size = 1);
 
-// permute_symmetric with random_permutation(nrows / block_size, seed).
+// permute_symmetric with random_permutation(nrows / block_size, seed) (include/pcluster/ordering.hpp).
 template <class I, class V>
 CsrMatrix<I, V> permute_symmetric(const CsrView<I, V> &A, std::uint64_t seed, int block_size = 1);
 
