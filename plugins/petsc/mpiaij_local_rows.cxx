@@ -29,8 +29,8 @@ PetscErrorCode MatClusterGetBlocks_Private(Mat M, MatClusterBlocks *b)
 
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(M, &Ad, &Ao, &b->garray));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(Ad, "diagonal block", &b->d));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(Ao, "off-diagonal block", &b->o));
+  PetscCall(MatClusterSeqAIJGetCsrView_Private(Ad, "diagonal block", &b->d));
+  PetscCall(MatClusterSeqAIJGetCsrView_Private(Ao, "off-diagonal block", &b->o));
   b->nlow = (PetscInt)(std::lower_bound(b->garray, b->garray + b->o.ncols, M->cmap->rstart) - b->garray);
   PetscFunctionReturn(0);
 }
@@ -129,7 +129,7 @@ PetscErrorCode MatClusterLocalRowsFetch_Private(Mat A, const MatClusterLocalRows
   PetscCall(MatCreateSubMatrices(B, 1, &r->fetched_rows, &r->all_cols, MAT_INITIAL_MATRIX, &sub));
   r->fetched = sub[0];
   PetscCall(PetscFree(sub));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(r->fetched, "fetched rows", &f));
+  PetscCall(MatClusterSeqAIJGetCsrView_Private(r->fetched, "fetched rows", &f));
 
   const PetscInt c0 = B->cmap->rstart, c1 = B->cmap->rend, nown = c1 - c0, m = B->rmap->n;
   r->threads = a.threads;
@@ -190,7 +190,7 @@ PetscErrorCode MatClusterLocalRowsRefresh_Private(Mat M, MatClusterLocalRows *r)
     sub[0] = r->fetched;
     PetscCall(MatCreateSubMatrices(M, 1, &r->fetched_rows, &r->all_cols, MAT_REUSE_MATRIX, &sub));
     PetscCall(PetscFree(sub));
-    PetscCall(MatSeqAIJGetCsrView_Cluster(r->fetched, "fetched rows", &f));
+    PetscCall(MatClusterSeqAIJGetCsrView_Private(r->fetched, "fetched rows", &f));
     const PetscInt low = f.rowptr[r->own_row0]; /* values of the fetched rows left of the own rows */
     /* std::copy, not memcpy: f.values is null when no fetched row has an entry */
     std::copy(f.values, f.values + low, R.values.begin());

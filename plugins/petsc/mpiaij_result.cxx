@@ -40,8 +40,8 @@ static PetscErrorCode MatClusterResultValues(const MatClusterResultAssembly &out
 
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, &Co, NULL));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(Cd, "C", &vd));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(Co, "C", &vo));
+  PetscCall(MatClusterSeqAIJGetCsrView_Private(Cd, "C", &vd));
+  PetscCall(MatClusterSeqAIJGetCsrView_Private(Co, "C", &vo));
   PetscCall(MatSeqAIJGetArrayWrite(Cd, &da));
   PetscCall(MatSeqAIJGetArrayWrite(Co, &oa));
   const PetscInt     count = (PetscInt)out.pos_own.size();

@@ -46,7 +46,7 @@ PetscErrorCode MatClusterCheckAssembled_Private(MPI_Comm comm, const MatClusterO
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatSeqAIJGetCsrView_Cluster(Mat M, const char name[], MatClusterCsrView *v)
+PetscErrorCode MatClusterSeqAIJGetCsrView_Private(Mat M, const char name[], MatClusterCsrView *v)
 {
   const PetscInt *i = NULL, *j = NULL;
   PetscScalar    *a = NULL;
@@ -183,7 +183,7 @@ PetscErrorCode MatClusterStamp_Private(Mat M, const char name[], int threads, Ma
   s->ncols = M->cmap->n;
   if (!mpi) {
     MatClusterCsrView v;
-    PetscCall(MatSeqAIJGetCsrView_Cluster(M, name, &v));
+    PetscCall(MatClusterSeqAIJGetCsrView_Private(M, name, &v));
     s->nnz = v.nnz();
     PetscCall(MatClusterValidatedChecksum_Private(M, name, v, threads, &s->checksum));
   } else { /* the diagonal and off-diagonal blocks, each checksummed once per pattern, and the ghost columns */
@@ -192,8 +192,8 @@ PetscErrorCode MatClusterStamp_Private(Mat M, const char name[], int threads, Ma
     MatClusterCsrView d, o;
     std::uint64_t     hd, ho;
     PetscCall(MatMPIAIJGetSeqAIJ(M, &Ad, &Ao, &garray));
-    PetscCall(MatSeqAIJGetCsrView_Cluster(Ad, "diagonal block", &d));
-    PetscCall(MatSeqAIJGetCsrView_Cluster(Ao, "off-diagonal block", &o));
+    PetscCall(MatClusterSeqAIJGetCsrView_Private(Ad, "diagonal block", &d));
+    PetscCall(MatClusterSeqAIJGetCsrView_Private(Ao, "off-diagonal block", &o));
     PetscCall(MatClusterValidatedChecksum_Private(Ad, "diagonal block", d, threads, &hd));
     PetscCall(MatClusterValidatedChecksum_Private(Ao, "off-diagonal block", o, threads, &ho));
     std::uint64_t h = hd * 0x9E3779B97F4A7C15ull + ho;

@@ -123,7 +123,7 @@ PETSC_INTERN PetscErrorCode MatClusterGetOperands_Private(Mat C, MatType type, M
 /* Every operand assembled, on every rank (collective: a rank that stopped alone would leave the others waiting) */
 PETSC_INTERN PetscErrorCode MatClusterCheckAssembled_Private(MPI_Comm, const MatClusterOperands &);
 /* Zero-copy view of an assembled host MATSEQAIJ */
-PETSC_INTERN PetscErrorCode MatSeqAIJGetCsrView_Cluster(Mat M, const char name[], MatClusterCsrView *v);
+PETSC_INTERN PetscErrorCode MatClusterSeqAIJGetCsrView_Private(Mat M, const char name[], MatClusterCsrView *v);
 /* The checksum of a pattern (position-weighted: a changed index changes it) */
 PETSC_INTERN std::uint64_t MatClusterPatternChecksum_Private(const MatClusterCsrView &M, int threads);
 /* M's pattern validated (sorted, unique, in range) and checksummed, once per nonzero state of M

@@ -123,7 +123,7 @@ static PetscErrorCode MatClusterOperandViews(const MatClusterOperands &ops, std:
 {
   PetscFunctionBegin;
   views->resize((size_t)ops.n);
-  for (int k = 0; k < ops.n; ++k) PetscCall(MatSeqAIJGetCsrView_Cluster(ops.mats[k], ops.names[k], &(*views)[k]));
+  for (int k = 0; k < ops.n; ++k) PetscCall(MatClusterSeqAIJGetCsrView_Private(ops.mats[k], ops.names[k], &(*views)[k]));
   PetscFunctionReturn(0);
 }
 
@@ -160,7 +160,7 @@ static PetscErrorCode MatProductNumeric_SeqAIJ_Cluster(Mat C)
   PetscCall(MatClusterNumericBegin_Private(C, MATSEQAIJ, &data->base, &ops, &current));
   if (current) PetscFunctionReturn(0);
   PetscCall(MatClusterOperandViews(ops, &views));
-  PetscCall(MatSeqAIJGetCsrView_Cluster(C, "C", &Cv));
+  PetscCall(MatClusterSeqAIJGetCsrView_Private(C, "C", &Cv));
   PetscCheck(Cv.nnz() == data->nnz_c, comm, PETSC_ERR_ARG_INCOMP, "petsc-cluster: C (%" PetscInt_FMT "x%" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros) no longer has the structure built by the symbolic phase (%" PetscInt64_FMT " nonzeros)", Cv.nrows, Cv.ncols, (PetscInt64)Cv.nnz(),
              (PetscInt64)data->nnz_c);
   Cv.values = NULL;
