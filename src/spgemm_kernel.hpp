@@ -302,10 +302,12 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
 {
   if constexpr (RowWise) { // the slot of a column is its position in C's row
     const I i = u.rows[0], base = C.rowptr[i], len = C.rowptr[i + 1] - base;
-    map.bind_positions(C.colidx + base, len);
+    const auto position = map.bind_positions(C.colidx + base, len, c_values + base);
+    // The row's values zeroed, and then a restrict pointer to them: declared before the zeroing
+    // (which then ran through it), the numeric phase of PtAP's products ran 6-13% slower (measured
+    // with GCC 12 on this machine; the loop's code looked the same, the mechanism is not pinned down).
     V *const __restrict c = c_values + base;
-    std::fill(c, c + len, V(0));
-    for_each_product(u, B, b_values, [c, &map](I j, V ab) { c[map.position(j)] += ab; });
+    for_each_product(u, B, b_values, [c, position](I j, V ab) { c[position[j]] += ab; });
   } else { // cluster: s partial sums per slot
     map.reset(expected);
     const I s = u.s;
