@@ -141,18 +141,19 @@ TEMPLATE_TEST_CASE("every product type matches its definition, two-phase and fus
 {
   using I = TestType;
   for (const Case &c : cases()) {
-    const Dense2 ref = pctest::reference_product(c.type, c.operands);
+    const pctest::Reference ref = pctest::reference_of(c.type, c.operands);
+    const std::int64_t m = ref.product.nrows, n = ref.product.ncols;
     const Operands<I> ops = to_operands<I>(c.operands);
     for (const SpgemmOptions &o : configurations()) {
       INFO(c.name << " | " << describe(o));
       // Symbolic, then numeric into garbage: every value must be written.
       std::vector<I> ci, cj;
       auto plan = ProductPlan<I, double>::symbolic(c.type, ops.views(), o, ci, cj, nullptr, {{1, 1}, {1, 1}, {1, 1}});
-      CHECK(pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, ci, cj, nullptr) == "");
+      CHECK(pctest::compare_csr<I>(ref, m, n, ci, cj, nullptr) == "");
       std::vector<double> cv(cj.size(), -12345.0);
-      const CsrView<I, double> C{static_cast<I>(ref.nrows), static_cast<I>(ref.ncols), ci.data(), cj.data(), nullptr};
+      const CsrView<I, double> C{static_cast<I>(m), static_cast<I>(n), ci.data(), cj.data(), nullptr};
       plan.numeric(ops.views(), C, cv.data());
-      CHECK(pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, ci, cj, cv.data()) == "");
+      CHECK(pctest::compare_csr<I>(ref, m, n, ci, cj, cv) == "");
       CHECK(plan.flops() == pctest::reference_chain_flops(c.type, c.operands));
       CHECK(plan.steps().size() >= 1);
 
@@ -162,14 +163,14 @@ TEMPLATE_TEST_CASE("every product type matches its definition, two-phase and fus
       ProductPlan<I, double>::symbolic(c.type, ops.views(), o, fi, fj, &fv);
       CHECK(fi == ci);
       CHECK(fj == cj);
-      CHECK(pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, fi, fj, fv.data()) == "");
+      CHECK(pctest::compare_csr<I>(ref, m, n, fi, fj, fv) == "");
 
       // Reuse: new values, same patterns; only numeric runs.
       std::vector<Dense2> revalued;
       for (std::size_t k = 0; k < c.operands.size(); ++k) revalued.push_back(pctest::revalue(c.operands[k], 50 + k));
       const Operands<I> ops2 = to_operands<I>(revalued);
       plan.numeric(ops2.views(), C, cv.data());
-      CHECK(pctest::compare_csr<I>(pctest::reference_product(c.type, revalued), ref.nrows, ref.ncols, ci, cj, cv.data()) == "");
+      CHECK(pctest::compare_csr<I>(pctest::reference_of(c.type, revalued), m, n, ci, cj, cv) == "");
     }
   }
 }
@@ -178,8 +179,9 @@ TEST_CASE("include_diagonal adds the missing diagonal entries as zeros, for ever
 {
   using I = std::int32_t;
   for (const Case &c : cases()) {
-    Dense2 ref = pctest::reference_product(c.type, c.operands);
-    for (std::int64_t i = 0; i < std::min(ref.nrows, ref.ncols); ++i) ref.entries.insert({{i, i}, 0.0}); // keeps existing values
+    pctest::Reference ref = pctest::reference_of(c.type, c.operands);
+    pctest::add_diagonal(ref); // keeps existing values
+    const std::int64_t m = ref.product.nrows, n = ref.product.ncols;
     const Operands<I> ops = to_operands<I>(c.operands);
     for (SpgemmOptions o : configurations()) {
       INFO(c.name << " | " << describe(o));
@@ -189,9 +191,9 @@ TEST_CASE("include_diagonal adds the missing diagonal entries as zeros, for ever
       auto plan = ProductPlan<I, double>::symbolic(c.type, ops.views(), o, ci, cj);
       ProductPlan<I, double>::symbolic(c.type, ops.views(), o, fi, fj, &fv);
       std::vector<double> cv(cj.size(), -1.0);
-      plan.numeric(ops.views(), CsrView<I, double>{static_cast<I>(ref.nrows), static_cast<I>(ref.ncols), ci.data(), cj.data(), nullptr}, cv.data());
-      CHECK(pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, ci, cj, cv.data()) == "");
-      CHECK(pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, fi, fj, fv.data()) == "");
+      plan.numeric(ops.views(), CsrView<I, double>{static_cast<I>(m), static_cast<I>(n), ci.data(), cj.data(), nullptr}, cv.data());
+      CHECK(pctest::compare_csr<I>(ref, m, n, ci, cj, cv) == "");
+      CHECK(pctest::compare_csr<I>(ref, m, n, fi, fj, fv) == "");
     }
   }
 }
@@ -247,7 +249,7 @@ TEST_CASE("block sizes steer Auto per step: P's column block size for P^T", "[pr
   CHECK(steps[1].is_transpose);
   // A*P: A's rows come in blocks of 3 -> fixed clusters of 3 (see choose_scheme in spgemm.cpp).
   if (steps[0].spgemm.kernel == Kernel::Cluster) CHECK(steps[0].spgemm.scheme == ClusterScheme::Fixed);
-  CHECK(pctest::compare_csr<I>(pctest::reference_product(ProductType::PtAP, {Ad, P}), P.ncols, P.ncols, ci, cj, cv.data()) == "");
+  CHECK(pctest::compare_csr<I>(pctest::reference_of(ProductType::PtAP, {Ad, P}), P.ncols, P.ncols, ci, cj, cv) == "");
 }
 
 TEST_CASE("product dimension mismatches throw std::invalid_argument naming the sizes", "[product][errors]")
