@@ -41,6 +41,20 @@ Dense2 aggregation_prolongator(std::int64_t n, std::int64_t agg, std::uint64_t s
   return P;
 }
 
+// aggregation_prolongator's pattern with `dofs` columns per aggregate, all of an aggregate's columns
+// with the same pattern (as for a vector problem's near-null-space vectors), values random.
+Dense2 block_prolongator(std::int64_t n, std::int64_t agg, std::int64_t dofs, std::uint64_t seed)
+{
+  const Dense2 S = aggregation_prolongator(n, agg, seed);
+  Dense2 P;
+  P.nrows = S.nrows;
+  P.ncols = S.ncols * dofs;
+  std::mt19937_64 rng(seed + 1);
+  for (const auto &e : S.entries)
+    for (std::int64_t t = 0; t < dofs; ++t) P.entries[{e.first.first, e.first.second * dofs + t}] = pctest::random_value(rng);
+  return P;
+}
+
 std::vector<Case> cases()
 {
   using pctest::random_matrix;
@@ -233,23 +247,50 @@ TEST_CASE("product results do not depend on the number of threads", "[product][t
 TEST_CASE("block sizes steer Auto per step: P's column block size for P^T", "[product]")
 {
   using I = std::int32_t;
+  // PtAP runs AP = A*P (left factor A: A's row block size), Pt = P^T, C = Pt*AP (left factor P^T,
+  // whose rows are P's columns: P's column block size). A is 3-dof elasticity (rows of a node share
+  // their pattern); P has two columns per aggregate with the same pattern (two near-null-space
+  // vectors), so P^T's rows come in pairs that share their pattern. P's rows have block size 3 (A's
+  // columns) and its columns 2: P.ncols / 2 fixed clusters on P^T can only come from the column
+  // block size (the row block size would give P.ncols / 3, with padding).
   const auto A = elasticity3d_27pt<I, double>(5);
   const Dense2 Ad = pctest::from_view(A.view());
-  const Dense2 P = aggregation_prolongator(Ad.nrows, 6, 9); // 6 columns per aggregate block is arbitrary here
+  const Dense2 P = block_prolongator(Ad.nrows, 6, 2, 9);
+  REQUIRE(P.ncols == 126); // 63 aggregates of 6 of the 375 rows, 2 columns each
   const Operands<I> ops = to_operands<I>({Ad, P});
+  const pctest::Reference ref = pctest::reference_of(ProductType::PtAP, {Ad, P});
   SpgemmOptions o;
   o.kernel = Kernel::Cluster;
   o.scheme = ClusterScheme::Auto;
   std::vector<I> ci, cj;
   std::vector<double> cv;
   auto plan = ProductPlan<I, double>::symbolic(ProductType::PtAP, ops.views(), o, ci, cj, &cv, {{3, 3}, {3, 2}});
-  const auto steps = plan.steps();
+  auto steps = plan.steps();
   REQUIRE(steps.size() == 3);
   CHECK(steps[0].what == "AP = A*P");
   CHECK(steps[1].is_transpose);
-  // A*P: A's rows come in blocks of 3 -> fixed clusters of 3 (see choose_scheme in spgemm.cpp).
-  if (steps[0].spgemm.kernel == Kernel::Cluster) CHECK(steps[0].spgemm.scheme == ClusterScheme::Fixed);
-  CHECK(pctest::compare_csr<I>(pctest::reference_of(ProductType::PtAP, {Ad, P}), P.ncols, P.ncols, ci, cj, cv) == "");
+  REQUIRE(steps[2].what == "C = Pt*AP");
+  // A*P: A's rows come in blocks of 3 -> fixed clusters of whole nodes (choose_scheme in
+  // cluster_choice.cpp), padding-free, so Auto keeps them.
+  CHECK(steps[0].spgemm.kernel == Kernel::Cluster);
+  CHECK(steps[0].spgemm.scheme == ClusterScheme::Fixed);
+  CHECK(steps[0].spgemm.num_clusters == A.nrows / 3);
+  CHECK(steps[0].spgemm.cluster_padding == 0);
+  // Pt*AP: P's column block size 2 -> fixed clusters of the pairs of P^T's rows.
+  CHECK(steps[2].spgemm.kernel == Kernel::Cluster);
+  CHECK(steps[2].spgemm.scheme == ClusterScheme::Fixed);
+  CHECK(steps[2].spgemm.num_clusters == P.ncols / 2);
+  CHECK(steps[2].spgemm.cluster_padding == 0);
+  CHECK(pctest::compare_csr<I>(ref, P.ncols, P.ncols, ci, cj, cv) == "");
+
+  // Control: without P's column block size the step gets no fixed clusters (Auto: variable ones, or
+  // row-wise), so the check above sees the block size, not a coincidence.
+  plan = ProductPlan<I, double>::symbolic(ProductType::PtAP, ops.views(), o, ci, cj, &cv, {{3, 3}, {3, 1}});
+  steps = plan.steps();
+  REQUIRE(steps.size() == 3);
+  CHECK(steps[0].spgemm.scheme == ClusterScheme::Fixed);
+  CHECK_FALSE((steps[2].spgemm.kernel == Kernel::Cluster && steps[2].spgemm.scheme == ClusterScheme::Fixed));
+  CHECK(pctest::compare_csr<I>(ref, P.ncols, P.ncols, ci, cj, cv) == "");
 }
 
 TEST_CASE("product dimension mismatches throw std::invalid_argument naming the sizes", "[product][errors]")
