@@ -246,11 +246,13 @@ TEMPLATE_TEST_CASE("results do not depend on the number of threads", "[spgemm][t
   const Dense2 Ad = pctest::powerlaw_matrix(400, 400, 1.0, 77);
   const Dense2 Gd = pctest::grouped_matrix(300, 400, 5, 10, 78, true);
   const auto A = pctest::to_csr<I>(Ad), G = pctest::to_csr<I>(Gd);
+  const pctest::Reference refG = pctest::reference_of(Gd, Ad), refA = pctest::reference_of(Ad, Ad);
   for (auto o : all_configurations()) {
     for (const auto *L : {&G, &A}) {
       INFO(describe(o));
       o.num_threads = 1;
       Product<I> P1 = run<I>(L->view(), A.view(), o);
+      CHECK(pctest::compare_csr<I>(L == &G ? refG : refA, L->nrows, A.ncols, P1.rowptr, P1.colidx, P1.values) == "");
       o.num_threads = 2;
       SpgemmPlan<I, double> plan2;
       Product<I> P2 = run<I>(L->view(), A.view(), o, &plan2);
@@ -261,8 +263,10 @@ TEMPLATE_TEST_CASE("results do not depend on the number of threads", "[spgemm][t
   }
   // With in-product reordering too (permuted copies, relabelled and gathered rows; 1, 2 and 4
   // threads), on a matrix large enough for every parallel region to run parallel.
-  const auto R = pctest::to_csr<I>(pctest::random_matrix(3000, 3000, 0.01, 79));
+  const Dense2 Rd = pctest::random_matrix(3000, 3000, 0.01, 79);
+  const auto R = pctest::to_csr<I>(Rd);
   REQUIRE(R.nnz() > 2 * (Count(1) << 15)); // src/parallel.hpp: kMinParallelWork
+  const pctest::Reference refR = pctest::reference_of(Rd, Rd);
   for (OrderingType ord : {OrderingType::Rcm, OrderingType::Random})
     for (Kernel k : {Kernel::Rowwise, Kernel::Cluster}) {
       SpgemmOptions o;
@@ -272,6 +276,7 @@ TEMPLATE_TEST_CASE("results do not depend on the number of threads", "[spgemm][t
       INFO(to_string(ord) << " " << to_string(k));
       o.num_threads = 1;
       const Product<I> P1 = run<I>(R.view(), R.view(), o);
+      CHECK(pctest::compare_csr<I>(refR, R.nrows, R.ncols, P1.rowptr, P1.colidx, P1.values) == "");
       for (int t : {2, 4}) {
         o.num_threads = t;
         const Product<I> Pt = run<I>(R.view(), R.view(), o);
