@@ -27,8 +27,10 @@
 //      kind then reads one (row, column) byte pair per entry.
 //
 // Checks: the expected std::invalid_argument for malformed input or options out of range, naming
-// what is wrong; otherwise no exception, the exact pattern (symbolic alone), values within
-// kRelTol of the reference (numeric into garbage), ProductPlan::flops() equal to the reference
+// what is wrong; otherwise no exception, the exact pattern (symbolic alone), values as
+// pctest::compare_csr compares them (numeric into garbage: each entry within 1e-12 of its own
+// scale, the product of the operands' absolute values; exactly for small integers; NaN and Inf in
+// kind), ProductPlan::flops() equal to the reference
 // chain's multiply-adds, the fused symbolic with A's analysis reused giving the same product, a
 // numeric phase after new values (same patterns) giving the new product, and each clustering
 // make_clustering returns a partition of the rows within the size cap (fixed: consecutive groups;
@@ -59,12 +61,12 @@ using pctest::Dense2;
 
 namespace {
 
-// Bounds that keep one execution in milliseconds (the reference is a std::map).
+// Bounds that keep one execution in milliseconds (the reference is a std::map). With dimensions up
+// to kMaxDim an entry of a chain sums at most kMaxDim terms per step, so the rounding of either
+// association stays within about 2 * kMaxDim * 2^-53 of the entry's scale, far below compare_csr's
+// default tolerance of 1e-12 of it.
 constexpr std::int64_t kMaxDim = 200;
 constexpr std::size_t kMaxOperandNnz = 4000;
-// Values are O(1) and a product sums at most kMaxDim^2 terms per entry: 1e-10 of the largest entry
-// is far above rounding and far below any wrong term.
-constexpr double kRelTol = 1e-10;
 
 constexpr int kBadClusterSize[] = {0, -1, kMaxClusterSize + 1, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
 constexpr double kBadThreshold[] = {-0.01, 1.01, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
@@ -496,21 +498,21 @@ void run(Case &c)
   if (!c.bad.empty()) fail(c, "symbolic accepted input it must reject (" + c.bad[0] + ")");
 
   // The reference, as the operands were passed (pattern operands count 1).
-  auto reference_of = [&](const std::vector<CsrView<I, double>> &vs) {
+  auto expected = [&](const std::vector<CsrView<I, double>> &vs) {
     std::vector<Dense2> ds;
     for (const auto &x : vs) ds.push_back(pctest::from_view(x));
-    Dense2 ref = pctest::reference_product(c.type, ds);
-    if (o.include_diagonal)
-      for (std::int64_t i = 0; i < std::min(ref.nrows, ref.ncols); ++i) ref.entries.insert({{i, i}, 0.0});
+    pctest::Reference ref = pctest::reference_of(c.type, ds);
+    if (o.include_diagonal) pctest::add_diagonal(ref);
     return std::make_pair(ref, ds);
   };
-  const auto [ref, dense_ops] = reference_of(ops);
-  std::string err = pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, ci, cj, nullptr);
+  const auto [ref, dense_ops] = expected(ops);
+  const std::int64_t m = ref.product.nrows, n = ref.product.ncols;
+  std::string err = pctest::compare_csr<I>(ref, m, n, ci, cj, nullptr);
   if (!err.empty()) fail(c, "symbolic pattern: " + err);
-  const CsrView<I, double> C{static_cast<I>(ref.nrows), static_cast<I>(ref.ncols), ci.data(), cj.data(), nullptr};
+  const CsrView<I, double> C{static_cast<I>(m), static_cast<I>(n), ci.data(), cj.data(), nullptr};
   std::vector<double> cv(cj.size(), 7.77e77); // garbage: numeric must write every entry
   plan->numeric(ops, C, cv.data());
-  err = pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, ci, cj, cv.data(), kRelTol);
+  err = pctest::compare_csr<I>(ref, m, n, ci, cj, cv);
   if (!err.empty()) fail(c, "numeric values: " + err);
   const Count flops = pctest::reference_chain_flops(c.type, dense_ops);
   if (plan->flops() != flops) fail(c, "flops() = " + std::to_string(plan->flops()) + ", the chain's multiply-adds are " + std::to_string(flops));
@@ -522,7 +524,7 @@ void run(Case &c)
   std::vector<double> fv;
   Plan::symbolic(c.type, ops, o, fi, fj, &fv, bs, analysis);
   if (fi != ci || fj != cj) fail(c, "fused symbolic with A's analysis reused gives another pattern");
-  err = pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, fi, fj, fv.data(), kRelTol);
+  err = pctest::compare_csr<I>(ref, m, n, fi, fj, fv);
   if (!err.empty()) fail(c, "fused values with A's analysis reused: " + err);
 
   // New values, same patterns: a numeric phase of the first plan gives the new product.
@@ -533,7 +535,7 @@ void run(Case &c)
   const std::vector<CsrMatrix<I, double>> mats2 = to_csr<I>(c, revalued);
   const std::vector<CsrView<I, double>> ops2 = views<I>(c, mats2);
   plan->numeric(ops2, C, cv.data());
-  err = pctest::compare_csr<I>(reference_of(ops2).first, ref.nrows, ref.ncols, ci, cj, cv.data(), kRelTol);
+  err = pctest::compare_csr<I>(expected(ops2).first, m, n, ci, cj, cv);
   if (!err.empty()) fail(c, "numeric after new values: " + err);
 }
 

@@ -1,6 +1,7 @@
-// Test helpers for the core unit tests: seeded matrix generators, an independent reference product
-// (the "spec": C = A*B written with a std::map, nothing shared with the kernels), and comparisons
-// that report the first difference in words.
+// Test helpers for the core unit tests and the fuzzer: seeded matrix generators, an independent
+// reference product (the "spec": C = A*B written with a std::map, nothing shared with the kernels),
+// and the one comparison of a result with it (compare_csr: exact pattern, each value within the
+// rounding of its own terms), which reports the first difference in words.
 #pragma once
 
 #include "pcluster/clustering.hpp"
@@ -8,6 +9,7 @@
 #include "pcluster/product.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -101,8 +103,8 @@ inline Dense2 transposed(const Dense2 &M)
 
 // A product type by its definition (PETSc's operand naming, see pcluster/product.hpp), from the
 // reference SpGEMM: nothing shared with the chains the library runs. The association differs from
-// the library's where it can (PtAP as (P^T A) P), so the values agree only up to rounding, and
-// exactly only while they are finite.
+// the library's where it can (PtAP as (P^T A) P), so the values agree only up to rounding (which
+// Reference's scale bounds), and in kind only while they are finite.
 inline Dense2 reference_product(pcluster::ProductType t, const std::vector<Dense2> &m)
 {
   using pcluster::ProductType;
@@ -134,74 +136,246 @@ inline std::int64_t reference_chain_flops(pcluster::ProductType t, const std::ve
   throw std::logic_error("product type");
 }
 
-// Compares a CSR result (rowptr, colidx, values) with the reference: exact pattern (sorted
-// columns, no extra entries), finite values within rtol * max|finite ref|, and a non-finite
-// reference value matched in kind (NaN by NaN, an infinity by the same infinity: they come from
-// Inf/NaN operands, whatever the order of summation). Returns "" when equal, else the first
-// difference.
+// ---------------------------------------------------------------------------------------------
+// The one comparison of a result with its reference, for every core test and the fuzzer.
+//
+// A Reference holds the entries the result must have, their values, and for each entry the scale
+// of its rounding: the same product computed on absolute values (sum_k |A(i,k)| |B(k,j)| for AB;
+// |P|^T |A| |P| for PtAP, and so on). Whatever the order of summation (the library's kernels, its
+// chains, the reference's std::map), a sum of n products differs from the exact one by at most
+// about n * 2^-53 * scale, so an entry is compared within rtol of its OWN scale: an entry far below
+// the largest is checked as tightly as the largest, and an entry that cancels to ~0 gets an absolute
+// floor instead of a relative test it could never pass. rtol = 1e-12 leaves room for some 2000
+// terms per entry on both sides, and is still far below any wrong, missing or doubled term.
+//
+// Exact equality instead (tolerance 0):
+//  - exact (every finite operand value an integer): every product and partial sum is an integer,
+//    represented exactly while it stays below 2^53, which holds wherever the scale does;
+//  - a non-finite scale (an Inf or NaN operand reached the entry, or |values| overflowed): the
+//    value must be the same kind, NaN with NaN, +Inf with +Inf, -Inf with -Inf;
+//  - exactly(M): a result that must come out bit for bit (a transpose, a permutation, a file read).
+// NaN and +-Inf on either side are mismatches unless both hold the same kind.
+struct Reference {
+  Dense2 product; // the result's entries and values
+  Dense2 scale;   // the same pattern: the product of the operands' absolute values
+  bool exact = false;
+};
+
+inline constexpr double kDefaultRtol = 1e-12;
+
+inline Dense2 absolute(const Dense2 &M)
+{
+  Dense2 R = M;
+  for (auto &e : R.entries) e.second = std::abs(e.second);
+  return R;
+}
+
+// Every finite value an integer (non-finite values make their entries' scales non-finite, so those
+// entries are compared exactly anyway).
+inline bool integer_valued(const std::vector<Dense2> &ms)
+{
+  for (const Dense2 &M : ms)
+    for (const auto &e : M.entries)
+      if (std::isfinite(e.second) && e.second != std::trunc(e.second)) return false;
+  return true;
+}
+
+// An operand as a Reference: its values, and their absolute values as its scale.
+inline Reference operand(const Dense2 &M) { return {M, absolute(M), integer_valued({M})}; }
+
+inline Reference transposed(const Reference &X) { return {transposed(X.product), transposed(X.scale), X.exact}; }
+
+// X*Y: the reference product of the values and, in the same pass, of the scales (the same SpGEMM
+// as reference_product: every structural term creates its entry).
+inline Reference times(const Reference &X, const Reference &Y)
+{
+  struct Term {
+    std::int64_t col;
+    double value, scale;
+  };
+  std::map<std::int64_t, std::vector<Term>> yrows;
+  auto ys = Y.scale.entries.begin();
+  for (const auto &e : Y.product.entries) yrows[e.first.first].push_back({e.first.second, e.second, (ys++)->second});
+  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, double>> acc;
+  auto xs = X.scale.entries.begin();
+  for (const auto &a : X.product.entries) {
+    const double as = (xs++)->second;
+    auto it = yrows.find(a.first.second);
+    if (it == yrows.end()) continue;
+    for (const Term &t : it->second) {
+      auto &c = acc[{a.first.first, t.col}];
+      c.first += a.second * t.value;
+      c.second += as * t.scale;
+    }
+  }
+  Reference R;
+  R.product.nrows = R.scale.nrows = X.product.nrows;
+  R.product.ncols = R.scale.ncols = Y.product.ncols;
+  for (const auto &c : acc) {
+    R.product.entries.emplace_hint(R.product.entries.end(), c.first, c.second.first);
+    R.scale.entries.emplace_hint(R.scale.entries.end(), c.first, c.second.second);
+  }
+  R.exact = X.exact && Y.exact;
+  return R;
+}
+
+inline Reference reference_of(const Dense2 &A, const Dense2 &B) { return times(operand(A), operand(B)); }
+
+// A product type by its definition, associated as reference_product(ProductType, ...) does.
+inline Reference reference_of(pcluster::ProductType t, const std::vector<Dense2> &m)
+{
+  using pcluster::ProductType;
+  switch (t) {
+  case ProductType::AB: return times(operand(m[0]), operand(m[1]));
+  case ProductType::AtB: return times(transposed(operand(m[0])), operand(m[1]));
+  case ProductType::ABt: return times(operand(m[0]), transposed(operand(m[1])));
+  case ProductType::PtAP: return times(times(transposed(operand(m[1])), operand(m[0])), operand(m[1]));
+  case ProductType::RARt: return times(times(operand(m[1]), operand(m[0])), transposed(operand(m[1])));
+  case ProductType::ABC: return times(times(operand(m[0]), operand(m[1])), operand(m[2]));
+  }
+  throw std::logic_error("product type");
+}
+
+// M itself, every value to be matched bit for bit (scale 0: no rounding happens).
+inline Reference exactly(const Dense2 &M)
+{
+  Reference R{M, M, true};
+  for (auto &e : R.scale.entries) e.second = 0.0;
+  return R;
+}
+
+// SpgemmOptions::include_diagonal: every diagonal entry (i,i), i < min(nrows, ncols), in the
+// pattern, 0 where the product has none (existing entries keep their values).
+inline void add_diagonal(Reference &R)
+{
+  for (std::int64_t i = 0; i < std::min(R.product.nrows, R.product.ncols); ++i) {
+    R.product.entries.insert({{i, i}, 0.0});
+    R.scale.entries.insert({{i, i}, 0.0});
+  }
+}
+
+// The tolerance of one entry of R with the given scale (see Reference).
+inline double tolerance_of(const Reference &R, double scale, double rtol)
+{
+  if (!std::isfinite(scale)) return 0.0;
+  if (R.exact && scale < 0x1p53) return 0.0;
+  return rtol * scale;
+}
+
+// A value as the shortest text that reads back as the same double.
+inline std::string show(double v)
+{
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+// Compares a CSR result (rowptr, colidx, and values, or nullptr to compare the pattern only) with
+// the reference: the same size, row pointers that are a CSR's, in every row the reference's columns
+// exactly (in range, sorted, no duplicate, no extra and no missing entry), and each value as
+// Reference says. Returns "" when they agree, else the first difference in words:
+//   "pattern differs at row <i>: ..."  (an extra entry, an unsorted or out-of-range column)
+//   "missing entry (<i>,<j>)"
+//   "value at (<i>,<j>) = <got>, reference <want> (|diff| <d>, tolerance <t>)"
 template <class I>
-std::string compare_csr(const Dense2 &ref, std::int64_t nrows, std::int64_t ncols, const std::vector<I> &rowptr,
-                        const std::vector<I> &colidx, const double *values, double rtol = 1e-12)
+std::string compare_csr(const Reference &ref, std::int64_t nrows, std::int64_t ncols, const std::vector<I> &rowptr,
+                        const std::vector<I> &colidx, const double *values, double rtol = kDefaultRtol)
 {
   std::ostringstream os;
-  if (nrows != ref.nrows || ncols != ref.ncols) {
-    os << "size " << nrows << "x" << ncols << " != reference " << ref.nrows << "x" << ref.ncols;
+  const Dense2 &want = ref.product;
+  if (ref.scale.entries.size() != want.entries.size() || ref.scale.nrows != want.nrows || ref.scale.ncols != want.ncols)
+    return "the reference's scale does not have the product's pattern (a bug of the test)";
+  if (nrows != want.nrows || ncols != want.ncols) {
+    os << "size " << nrows << "x" << ncols << " != reference " << want.nrows << "x" << want.ncols;
     return os.str();
   }
   if (rowptr.size() != static_cast<std::size_t>(nrows) + 1) {
     os << "rowptr has " << rowptr.size() << " entries, expected " << nrows + 1;
     return os.str();
   }
-  if (rowptr[0] != 0) return "rowptr[0] != 0";
+  if (rowptr[0] != 0) return "rowptr[0] = " + std::to_string(rowptr[0]) + ", not 0";
+  for (std::int64_t i = 0; i < nrows; ++i)
+    if (rowptr[i + 1] < rowptr[i]) {
+      os << "rowptr decreases at row " << i << " (" << rowptr[i] << " then " << rowptr[i + 1] << ")";
+      return os.str();
+    }
   if (static_cast<std::size_t>(rowptr[nrows]) != colidx.size()) {
     os << "rowptr[nrows] = " << rowptr[nrows] << " but colidx has " << colidx.size() << " entries";
     return os.str();
   }
-  if (static_cast<std::size_t>(colidx.size()) != ref.entries.size()) {
-    os << "nnz " << colidx.size() << " != reference nnz " << ref.entries.size() << "; ";
-  }
-  double scale = 0;
-  for (const auto &e : ref.entries)
-    if (std::isfinite(e.second)) scale = std::max(scale, std::abs(e.second));
-  if (scale == 0) scale = 1;
-  auto it = ref.entries.begin();
+  auto it = want.entries.begin();
+  auto sc = ref.scale.entries.begin();
   for (std::int64_t i = 0; i < nrows; ++i) {
-    if (rowptr[i + 1] < rowptr[i]) {
-      os << "rowptr decreases at row " << i;
-      return os.str();
-    }
-    for (I p = rowptr[i]; p < rowptr[i + 1]; ++p) {
+    const I b = rowptr[i], e = rowptr[i + 1];
+    for (I p = b; p < e; ++p) {
       const std::int64_t j = colidx[p];
-      if (it == ref.entries.end() || it->first.first != i || it->first.second != j) {
-        os << "pattern differs at row " << i << ": got column " << j;
-        if (it != ref.entries.end()) os << ", reference next entry (" << it->first.first << "," << it->first.second << ")";
-        else os << ", reference has no more entries";
+      if (j < 0 || j >= ncols) {
+        os << "pattern differs at row " << i << ": column " << j << " out of range [0, " << ncols << ")";
+        return os.str();
+      }
+      if (p > b && !(colidx[p - 1] < colidx[p])) {
+        os << "pattern differs at row " << i << ": columns not sorted and unique (" << colidx[p - 1] << " then " << j << ")";
+        return os.str();
+      }
+    }
+    for (I p = b; p < e; ++p) {
+      const std::int64_t j = colidx[p];
+      if (it != want.entries.end() && it->first.first == i && it->first.second < j) {
+        os << "missing entry (" << i << "," << it->first.second << ")";
+        return os.str();
+      }
+      if (it == want.entries.end() || it->first.first != i || it->first.second != j) {
+        os << "pattern differs at row " << i << ": entry (" << i << "," << j << ") is not in the reference";
         return os.str();
       }
       if (values) {
-        const double got = values[p], want = it->second;
-        const bool same_kind = std::isnan(want) ? std::isnan(got) : got == want;
-        const double d = std::abs(got - want);
-        if (std::isfinite(want) ? !(d <= rtol * scale) : !same_kind) {
-          os << "value at (" << i << "," << j << ") = " << values[p] << ", reference " << it->second << " (|diff| "
-             << d << ", scale " << scale << ")";
+        const double got = values[p], w = it->second;
+        const double tol = tolerance_of(ref, sc->second, rtol);
+        const double d = std::abs(got - w);
+        // NaN-safe: a NaN or infinite got fails d <= tol, and a non-finite reference value takes
+        // only its own kind.
+        const bool ok = std::isnan(w) ? std::isnan(got) : std::isinf(w) ? got == w : d <= tol;
+        if (!ok) {
+          os << "value at (" << i << "," << j << ") = " << show(got) << ", reference " << show(w) << " (|diff| " << show(d)
+             << ", tolerance " << show(tol) << ")";
           return os.str();
         }
       }
       ++it;
+      ++sc;
+    }
+    if (it != want.entries.end() && it->first.first == i) {
+      os << "missing entry (" << i << "," << it->first.second << ")";
+      return os.str();
     }
   }
-  if (it != ref.entries.end()) {
+  if (it != want.entries.end()) { // cannot happen: every reference row is below nrows
     os << "missing entry (" << it->first.first << "," << it->first.second << ")";
     return os.str();
   }
-  return os.str(); // possibly the nnz note only, which cannot happen if the walk succeeded
+  return "";
 }
 
+// The same, with the values as an array whose length is checked too (a fused symbolic phase must
+// size it to the pattern).
 template <class I>
-std::string compare_csr(const Dense2 &ref, const CsrMatrix<I, double> &C, double rtol = 1e-12)
+std::string compare_csr(const Reference &ref, std::int64_t nrows, std::int64_t ncols, const std::vector<I> &rowptr,
+                        const std::vector<I> &colidx, const std::vector<double> &values, double rtol = kDefaultRtol)
 {
-  return compare_csr<I>(ref, C.nrows, C.ncols, C.rowptr, C.colidx, C.values.empty() ? nullptr : C.values.data(), rtol);
+  if (values.size() != colidx.size())
+    return "values has " + std::to_string(values.size()) + " entries, colidx " + std::to_string(colidx.size());
+  return compare_csr<I>(ref, nrows, ncols, rowptr, colidx, values.data(), rtol);
+}
+
+// A whole CsrMatrix (values of any type, compared as doubles; an empty values array compares the
+// pattern only).
+template <class I, class V>
+std::string compare_csr(const Reference &ref, const CsrMatrix<I, V> &C, double rtol = kDefaultRtol)
+{
+  if (!C.values.empty() && C.values.size() != C.colidx.size())
+    return "values has " + std::to_string(C.values.size()) + " entries, colidx " + std::to_string(C.colidx.size());
+  const std::vector<double> v(C.values.begin(), C.values.end());
+  return compare_csr<I>(ref, C.nrows, C.ncols, C.rowptr, C.colidx, v.empty() ? nullptr : v.data(), rtol);
 }
 
 // ---------------------------------------------------------------------------------------------

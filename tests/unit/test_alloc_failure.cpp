@@ -107,7 +107,7 @@ TEST_CASE("a failed allocation anywhere in SpgemmPlan ends in std::bad_alloc, 2 
   // Large enough that the kernels' parallel regions run on both threads.
   const auto Ad = pctest::random_matrix(1500, 1500, 0.012, 7);
   const auto A = pctest::to_csr<I>(Ad);
-  const pctest::Dense2 ref = pctest::reference_product(Ad, Ad);
+  const pctest::Reference ref = pctest::reference_of(Ad, Ad);
   for (SpgemmOptions o : configurations()) {
     o.num_threads = 2;
     INFO("kernel " << to_string(o.kernel) << " scheme " << to_string(o.scheme) << " reorder " << to_string(o.reorder));
@@ -117,7 +117,7 @@ TEST_CASE("a failed allocation anywhere in SpgemmPlan ends in std::bad_alloc, 2 
     Outcome s = fail_each_allocation([&] { SpgemmPlan<I, double>::symbolic(A.view(), A.view(), o, ci, cj, &cv); }, [] {});
     CHECK(s.failed > 0);
     SpgemmPlan<I, double>::symbolic(A.view(), A.view(), o, ci, cj, &cv);
-    CHECK(pctest::compare_csr<I>(ref, A.nrows, A.ncols, ci, cj, cv.data()) == "");
+    CHECK(pctest::compare_csr<I>(ref, A.nrows, A.ncols, ci, cj, cv) == "");
     // Numeric on a plan made once: a failure leaves the plan usable.
     auto plan = SpgemmPlan<I, double>::symbolic(A.view(), A.view(), o, ci, cj);
     const CsrView<I, double> C{A.nrows, A.ncols, ci.data(), cj.data(), nullptr};
@@ -125,7 +125,7 @@ TEST_CASE("a failed allocation anywhere in SpgemmPlan ends in std::bad_alloc, 2 
     Outcome n = fail_each_allocation([&] { plan.numeric(A.view(), A.view(), C, cv.data()); }, [&] {
       std::vector<double> again(cj.size());
       plan.numeric(A.view(), A.view(), C, again.data());
-      REQUIRE(pctest::compare_csr<I>(ref, A.nrows, A.ncols, ci, cj, again.data()) == "");
+      REQUIRE(pctest::compare_csr<I>(ref, A.nrows, A.ncols, ci, cj, again) == "");
     });
     INFO("symbolic: " << s.failed << " failed of " << s.runs << "; numeric: " << n.failed << " failed of " << n.runs);
     CHECK(s.runs > 0);
@@ -137,7 +137,7 @@ TEST_CASE("a failed allocation anywhere in ProductPlan (PtAP) ends in std::bad_a
   const auto Ad = pctest::random_matrix(1200, 1200, 0.015, 3), Pd = pctest::random_matrix(1200, 300, 0.01, 4);
   const auto A = pctest::to_csr<I>(Ad), P = pctest::to_csr<I>(Pd);
   const std::vector<CsrView<I, double>> ops{A.view(), P.view()};
-  const pctest::Dense2 ref = pctest::reference_product(transposed(Pd), pctest::reference_product(Ad, Pd));
+  const pctest::Reference ref = pctest::reference_of(ProductType::PtAP, {Ad, Pd});
   for (SpgemmOptions o : configurations()) {
     o.num_threads = 2;
     INFO("kernel " << to_string(o.kernel) << " scheme " << to_string(o.scheme));
@@ -151,7 +151,7 @@ TEST_CASE("a failed allocation anywhere in ProductPlan (PtAP) ends in std::bad_a
     fail_each_allocation([&] { plan.numeric(ops, C, cv.data()); }, [&] {
       std::vector<double> again(cj.size());
       plan.numeric(ops, C, again.data());
-      REQUIRE(pctest::compare_csr<I>(ref, P.ncols, P.ncols, ci, cj, again.data()) == "");
+      REQUIRE(pctest::compare_csr<I>(ref, P.ncols, P.ncols, ci, cj, again) == "");
     });
   }
 }

@@ -23,13 +23,9 @@ TEMPLATE_TEST_CASE("transpose matches the reference", "[csr]", std::int32_t, std
     for (const Dense2 *D : {&cs.A, &cs.B}) {
       INFO(cs.name);
       const auto A = pctest::to_csr<I>(*D);
-      Dense2 T;
-      T.nrows = D->ncols;
-      T.ncols = D->nrows;
-      for (const auto &e : D->entries) T.entries[{e.first.second, e.first.first}] = e.second;
       const auto At = transpose<I, double>(A.view());
       REQUIRE(At.values.size() == At.colidx.size());
-      CHECK(pctest::compare_csr<I>(T, At, 0.0) == "");
+      CHECK(pctest::compare_csr(pctest::exactly(pctest::transposed(*D)), At) == "");
       // Transposing twice gives A back.
       const auto Att = transpose<I, double>(At.view());
       CHECK(Att.rowptr == A.rowptr);
@@ -47,13 +43,8 @@ TEST_CASE("transpose of a pattern view keeps the pattern", "[csr]")
   auto Av = A.view();
   Av.values = nullptr;
   const auto At = transpose<I, double>(Av);
-  Dense2 T;
-  T.nrows = 17;
-  T.ncols = 13;
-  for (const auto &e : D.entries) T.entries[{e.first.second, e.first.first}] = 1.0;
   // Values of a pattern transpose are either absent or all ones.
-  CHECK(pctest::compare_csr<I>(T, At.nrows, At.ncols, At.rowptr, At.colidx,
-                               At.values.empty() ? nullptr : At.values.data(), 0.0) == "");
+  CHECK(pctest::compare_csr(pctest::exactly(pctest::transposed(pctest::ones(D))), At) == "");
 }
 
 TEST_CASE("validate(CsrView) accepts valid matrices and names the operand and row of a bad one", "[csr][errors]")
@@ -141,17 +132,14 @@ TEST_CASE("transpose is the same for any number of threads, and its source map g
   pctest::zero_cols(D, {0, 7, 499});
   const auto A = pctest::to_csr<I>(D);
   REQUIRE(A.nnz() > (1 << 15));
-  Dense2 T;
-  T.nrows = D.ncols;
-  T.ncols = D.nrows;
-  for (const auto &e : D.entries) T.entries[{e.first.second, e.first.first}] = e.second;
+  const pctest::Reference T = pctest::exactly(pctest::transposed(D));
   const int saved = omp_get_max_threads();
   for (int nt : {1, 2, 3, 4}) {
     INFO("threads " << nt);
     omp_set_num_threads(nt);
     std::vector<I> source;
     const auto At = transpose<I, double>(A.view(), &source);
-    CHECK(pctest::compare_csr<I>(T, At, 0.0) == "");
+    CHECK(pctest::compare_csr(T, At) == "");
     REQUIRE(source.size() == At.colidx.size());
     bool gathers = true;
     for (std::size_t q = 0; q < source.size(); ++q) gathers = gathers && At.values[q] == A.values[source[q]];
@@ -183,7 +171,7 @@ TEMPLATE_TEST_CASE("permute is P A Q^T with a source map that gathers the values
         want.entries[{new_row[e.first.first], permute_cols ? cols[e.first.second] : e.first.second}] = e.second;
       std::vector<I> source;
       const auto P = permute<I, double>(A.view(), permute_rows ? rows.data() : nullptr, permute_cols ? cols.data() : nullptr, &source);
-      CHECK(pctest::compare_csr<I>(want, P, 0.0) == "");
+      CHECK(pctest::compare_csr(pctest::exactly(want), P) == "");
       REQUIRE(source.size() == P.colidx.size());
       bool gathers = true;
       for (std::size_t q = 0; q < source.size(); ++q) gathers = gathers && P.values[q] == A.values[source[q]];

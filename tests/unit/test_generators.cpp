@@ -1,5 +1,8 @@
 // Problem generators: sizes, sorted rows, symmetry (pattern and values), determinism, value
-// spread, and permute_symmetric == P A P^T (by node for block matrices).
+// spread, and permute_symmetric == P A P^T (by node for block matrices, compared bit for bit by the
+// core tests' compare_csr, reference.hpp).
+#include "reference.hpp"
+
 #include "pcluster/generators.hpp"
 
 #include <catch2/catch.hpp>
@@ -176,20 +179,20 @@ TEMPLATE_TEST_CASE("permute_symmetric is P A P^T, by node for block matrices", "
     const auto perm = random_permutation<I>(A.nrows, 9);
     const auto B = permute_symmetric(A.view(), perm);
     check_well_formed(B);
-    Entries want;
-    for (const auto &x : entries(A)) want[{perm[x.first.first], perm[x.first.second]}] = x.second;
-    CHECK(entries(B) == want);
-    CHECK(entries(permute_symmetric(A.view(), std::uint64_t(9))) == want);
+    pctest::Dense2 want{A.nrows, A.ncols, {}};
+    for (const auto &x : entries(A)) want.entries[{perm[x.first.first], perm[x.first.second]}] = x.second;
+    CHECK(pctest::compare_csr(pctest::exactly(want), B) == "");
+    CHECK(pctest::compare_csr(pctest::exactly(want), permute_symmetric(A.view(), std::uint64_t(9))) == "");
   }
   {
     const auto A = elasticity3d_27pt<I, double>(3);
     const auto perm = random_permutation<I>(A.nrows / 3, 4);
     const auto B = permute_symmetric(A.view(), perm, 3);
     check_well_formed(B);
-    Entries want;
+    pctest::Dense2 want{A.nrows, A.ncols, {}};
     for (const auto &x : entries(A))
-      want[{3 * perm[x.first.first / 3] + x.first.first % 3, 3 * perm[x.first.second / 3] + x.first.second % 3}] = x.second;
-    CHECK(entries(B) == want);
+      want.entries[{3 * perm[x.first.first / 3] + x.first.first % 3, 3 * perm[x.first.second / 3] + x.first.second % 3}] = x.second;
+    CHECK(pctest::compare_csr(pctest::exactly(want), B) == "");
     // blocks stay together: every row is a union of whole node blocks
     for (I i = 0; i < B.nrows; ++i)
       for (I k = B.rowptr[i]; k < B.rowptr[i + 1]; k += 3) {

@@ -68,20 +68,18 @@ TEMPLATE_TEST_CASE("Matrix Market general real, with comments and duplicates", "
   CHECK(info.entries_stored == 5);
   CHECK(info.nnz == 4);
   const Dense2 want = dense(3, 4, {{0, 0, 2.0}, {0, 2, 3.25}, {1, 1, 7.0}, {2, 3, -2e-3}});
-  CHECK(pctest::compare_csr<I>(want, A, 0.0) == "");
+  CHECK(pctest::compare_csr(pctest::exactly(want), A) == "");
 }
 
 TEST_CASE("Matrix Market symmetric, skew-symmetric, pattern and integer", "[matrix_market]")
 {
   {
     const auto A = parse("%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 4\n2 1 -1\n3 2 -2\n3 3 5\n");
-    CHECK(pctest::compare_csr<std::int32_t>(
-              dense(3, 3, {{0, 0, 4}, {0, 1, -1}, {1, 0, -1}, {1, 2, -2}, {2, 1, -2}, {2, 2, 5}}), A, 0.0) == "");
+    CHECK(pctest::compare_csr(pctest::exactly(dense(3, 3, {{0, 0, 4}, {0, 1, -1}, {1, 0, -1}, {1, 2, -2}, {2, 1, -2}, {2, 2, 5}})), A) == "");
   }
   {
     const auto A = parse("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 3\n3 1 -4\n");
-    CHECK(pctest::compare_csr<std::int32_t>(dense(3, 3, {{0, 1, -3}, {0, 2, 4}, {1, 0, 3}, {2, 0, -4}}), A, 0.0) ==
-          "");
+    CHECK(pctest::compare_csr(pctest::exactly(dense(3, 3, {{0, 1, -3}, {0, 2, 4}, {1, 0, 3}, {2, 0, -4}})), A) == "");
     // A skew-symmetric matrix has a zero diagonal: a stored diagonal entry is an error.
     CHECK(error_line("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 2 3\n") == 3);
   }
@@ -89,15 +87,15 @@ TEST_CASE("Matrix Market symmetric, skew-symmetric, pattern and integer", "[matr
     MatrixMarketInfo info;
     const auto A = parse("%%MatrixMarket matrix coordinate pattern general\n2 3 3\n1 2\n2 1\n2 3\n", &info);
     CHECK(info.field == "pattern");
-    CHECK(pctest::compare_csr<std::int32_t>(dense(2, 3, {{0, 1, 1}, {1, 0, 1}, {1, 2, 1}}), A, 0.0) == "");
+    CHECK(pctest::compare_csr(pctest::exactly(dense(2, 3, {{0, 1, 1}, {1, 0, 1}, {1, 2, 1}})), A) == "");
   }
   {
     const auto A = parse("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n1 1\n3 1\n");
-    CHECK(pctest::compare_csr<std::int32_t>(dense(3, 3, {{0, 0, 1}, {0, 2, 1}, {2, 0, 1}}), A, 0.0) == "");
+    CHECK(pctest::compare_csr(pctest::exactly(dense(3, 3, {{0, 0, 1}, {0, 2, 1}, {2, 0, 1}})), A) == "");
   }
   {
     const auto A = parse("%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 2 -7\n2 2 12\n");
-    CHECK(pctest::compare_csr<std::int32_t>(dense(2, 2, {{0, 1, -7}, {1, 1, 12}}), A, 0.0) == "");
+    CHECK(pctest::compare_csr(pctest::exactly(dense(2, 2, {{0, 1, -7}, {1, 1, 12}})), A) == "");
   }
   {
     // Banner keywords are case-insensitive in practice (files from many tools use capitals).

@@ -41,6 +41,20 @@ Dense2 aggregation_prolongator(std::int64_t n, std::int64_t agg, std::uint64_t s
   return P;
 }
 
+// aggregation_prolongator's pattern with `dofs` columns per aggregate, all of an aggregate's columns
+// with the same pattern (as for a vector problem's near-null-space vectors), values random.
+Dense2 block_prolongator(std::int64_t n, std::int64_t agg, std::int64_t dofs, std::uint64_t seed)
+{
+  const Dense2 S = aggregation_prolongator(n, agg, seed);
+  Dense2 P;
+  P.nrows = S.nrows;
+  P.ncols = S.ncols * dofs;
+  std::mt19937_64 rng(seed + 1);
+  for (const auto &e : S.entries)
+    for (std::int64_t t = 0; t < dofs; ++t) P.entries[{e.first.first, e.first.second * dofs + t}] = pctest::random_value(rng);
+  return P;
+}
+
 std::vector<Case> cases()
 {
   using pctest::random_matrix;
@@ -141,18 +155,19 @@ TEMPLATE_TEST_CASE("every product type matches its definition, two-phase and fus
 {
   using I = TestType;
   for (const Case &c : cases()) {
-    const Dense2 ref = pctest::reference_product(c.type, c.operands);
+    const pctest::Reference ref = pctest::reference_of(c.type, c.operands);
+    const std::int64_t m = ref.product.nrows, n = ref.product.ncols;
     const Operands<I> ops = to_operands<I>(c.operands);
     for (const SpgemmOptions &o : configurations()) {
       INFO(c.name << " | " << describe(o));
       // Symbolic, then numeric into garbage: every value must be written.
       std::vector<I> ci, cj;
       auto plan = ProductPlan<I, double>::symbolic(c.type, ops.views(), o, ci, cj, nullptr, {{1, 1}, {1, 1}, {1, 1}});
-      CHECK(pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, ci, cj, nullptr) == "");
+      CHECK(pctest::compare_csr<I>(ref, m, n, ci, cj, nullptr) == "");
       std::vector<double> cv(cj.size(), -12345.0);
-      const CsrView<I, double> C{static_cast<I>(ref.nrows), static_cast<I>(ref.ncols), ci.data(), cj.data(), nullptr};
+      const CsrView<I, double> C{static_cast<I>(m), static_cast<I>(n), ci.data(), cj.data(), nullptr};
       plan.numeric(ops.views(), C, cv.data());
-      CHECK(pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, ci, cj, cv.data()) == "");
+      CHECK(pctest::compare_csr<I>(ref, m, n, ci, cj, cv) == "");
       CHECK(plan.flops() == pctest::reference_chain_flops(c.type, c.operands));
       CHECK(plan.steps().size() >= 1);
 
@@ -162,14 +177,14 @@ TEMPLATE_TEST_CASE("every product type matches its definition, two-phase and fus
       ProductPlan<I, double>::symbolic(c.type, ops.views(), o, fi, fj, &fv);
       CHECK(fi == ci);
       CHECK(fj == cj);
-      CHECK(pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, fi, fj, fv.data()) == "");
+      CHECK(pctest::compare_csr<I>(ref, m, n, fi, fj, fv) == "");
 
       // Reuse: new values, same patterns; only numeric runs.
       std::vector<Dense2> revalued;
       for (std::size_t k = 0; k < c.operands.size(); ++k) revalued.push_back(pctest::revalue(c.operands[k], 50 + k));
       const Operands<I> ops2 = to_operands<I>(revalued);
       plan.numeric(ops2.views(), C, cv.data());
-      CHECK(pctest::compare_csr<I>(pctest::reference_product(c.type, revalued), ref.nrows, ref.ncols, ci, cj, cv.data()) == "");
+      CHECK(pctest::compare_csr<I>(pctest::reference_of(c.type, revalued), m, n, ci, cj, cv) == "");
     }
   }
 }
@@ -178,8 +193,9 @@ TEST_CASE("include_diagonal adds the missing diagonal entries as zeros, for ever
 {
   using I = std::int32_t;
   for (const Case &c : cases()) {
-    Dense2 ref = pctest::reference_product(c.type, c.operands);
-    for (std::int64_t i = 0; i < std::min(ref.nrows, ref.ncols); ++i) ref.entries.insert({{i, i}, 0.0}); // keeps existing values
+    pctest::Reference ref = pctest::reference_of(c.type, c.operands);
+    pctest::add_diagonal(ref); // keeps existing values
+    const std::int64_t m = ref.product.nrows, n = ref.product.ncols;
     const Operands<I> ops = to_operands<I>(c.operands);
     for (SpgemmOptions o : configurations()) {
       INFO(c.name << " | " << describe(o));
@@ -189,9 +205,9 @@ TEST_CASE("include_diagonal adds the missing diagonal entries as zeros, for ever
       auto plan = ProductPlan<I, double>::symbolic(c.type, ops.views(), o, ci, cj);
       ProductPlan<I, double>::symbolic(c.type, ops.views(), o, fi, fj, &fv);
       std::vector<double> cv(cj.size(), -1.0);
-      plan.numeric(ops.views(), CsrView<I, double>{static_cast<I>(ref.nrows), static_cast<I>(ref.ncols), ci.data(), cj.data(), nullptr}, cv.data());
-      CHECK(pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, ci, cj, cv.data()) == "");
-      CHECK(pctest::compare_csr<I>(ref, ref.nrows, ref.ncols, fi, fj, fv.data()) == "");
+      plan.numeric(ops.views(), CsrView<I, double>{static_cast<I>(m), static_cast<I>(n), ci.data(), cj.data(), nullptr}, cv.data());
+      CHECK(pctest::compare_csr<I>(ref, m, n, ci, cj, cv) == "");
+      CHECK(pctest::compare_csr<I>(ref, m, n, fi, fj, fv) == "");
     }
   }
 }
@@ -203,6 +219,7 @@ TEST_CASE("product results do not depend on the number of threads", "[product][t
   const Dense2 Ad = pctest::from_view(A.view());
   const Dense2 P = aggregation_prolongator(Ad.nrows, 27, 5);
   const Operands<I> ops = to_operands<I>({Ad, P});
+  const pctest::Reference ref = pctest::reference_of(ProductType::PtAP, {Ad, P});
   for (const SpgemmOptions &base : configurations()) {
     INFO(describe(base));
     std::vector<double> first;
@@ -218,6 +235,7 @@ TEST_CASE("product results do not depend on the number of threads", "[product][t
       plan.numeric(ops.views(), C, nv.data());
       CHECK(nv == cv); // fused and two-phase agree bit for bit
       if (first.empty()) {
+        CHECK(pctest::compare_csr<I>(ref, P.ncols, P.ncols, ci, cj, cv) == "");
         first = cv;
         first_j = cj;
       } else {
@@ -231,23 +249,50 @@ TEST_CASE("product results do not depend on the number of threads", "[product][t
 TEST_CASE("block sizes steer Auto per step: P's column block size for P^T", "[product]")
 {
   using I = std::int32_t;
+  // PtAP runs AP = A*P (left factor A: A's row block size), Pt = P^T, C = Pt*AP (left factor P^T,
+  // whose rows are P's columns: P's column block size). A is 3-dof elasticity (rows of a node share
+  // their pattern); P has two columns per aggregate with the same pattern (two near-null-space
+  // vectors), so P^T's rows come in pairs that share their pattern. P's rows have block size 3 (A's
+  // columns) and its columns 2: P.ncols / 2 fixed clusters on P^T can only come from the column
+  // block size (the row block size would give P.ncols / 3, with padding).
   const auto A = elasticity3d_27pt<I, double>(5);
   const Dense2 Ad = pctest::from_view(A.view());
-  const Dense2 P = aggregation_prolongator(Ad.nrows, 6, 9); // 6 columns per aggregate block is arbitrary here
+  const Dense2 P = block_prolongator(Ad.nrows, 6, 2, 9);
+  REQUIRE(P.ncols == 126); // 63 aggregates of 6 of the 375 rows, 2 columns each
   const Operands<I> ops = to_operands<I>({Ad, P});
+  const pctest::Reference ref = pctest::reference_of(ProductType::PtAP, {Ad, P});
   SpgemmOptions o;
   o.kernel = Kernel::Cluster;
   o.scheme = ClusterScheme::Auto;
   std::vector<I> ci, cj;
   std::vector<double> cv;
   auto plan = ProductPlan<I, double>::symbolic(ProductType::PtAP, ops.views(), o, ci, cj, &cv, {{3, 3}, {3, 2}});
-  const auto steps = plan.steps();
+  auto steps = plan.steps();
   REQUIRE(steps.size() == 3);
   CHECK(steps[0].what == "AP = A*P");
   CHECK(steps[1].is_transpose);
-  // A*P: A's rows come in blocks of 3 -> fixed clusters of 3 (see choose_scheme in spgemm.cpp).
-  if (steps[0].spgemm.kernel == Kernel::Cluster) CHECK(steps[0].spgemm.scheme == ClusterScheme::Fixed);
-  CHECK(pctest::compare_csr<I>(pctest::reference_product(ProductType::PtAP, {Ad, P}), P.ncols, P.ncols, ci, cj, cv.data()) == "");
+  REQUIRE(steps[2].what == "C = Pt*AP");
+  // A*P: A's rows come in blocks of 3 -> fixed clusters of whole nodes (choose_scheme in
+  // cluster_choice.cpp), padding-free, so Auto keeps them.
+  CHECK(steps[0].spgemm.kernel == Kernel::Cluster);
+  CHECK(steps[0].spgemm.scheme == ClusterScheme::Fixed);
+  CHECK(steps[0].spgemm.num_clusters == A.nrows / 3);
+  CHECK(steps[0].spgemm.cluster_padding == 0);
+  // Pt*AP: P's column block size 2 -> fixed clusters of the pairs of P^T's rows.
+  CHECK(steps[2].spgemm.kernel == Kernel::Cluster);
+  CHECK(steps[2].spgemm.scheme == ClusterScheme::Fixed);
+  CHECK(steps[2].spgemm.num_clusters == P.ncols / 2);
+  CHECK(steps[2].spgemm.cluster_padding == 0);
+  CHECK(pctest::compare_csr<I>(ref, P.ncols, P.ncols, ci, cj, cv) == "");
+
+  // Control: without P's column block size the step gets no fixed clusters (Auto: variable ones, or
+  // row-wise), so the check above sees the block size, not a coincidence.
+  plan = ProductPlan<I, double>::symbolic(ProductType::PtAP, ops.views(), o, ci, cj, &cv, {{3, 3}, {3, 1}});
+  steps = plan.steps();
+  REQUIRE(steps.size() == 3);
+  CHECK(steps[0].spgemm.scheme == ClusterScheme::Fixed);
+  CHECK_FALSE((steps[2].spgemm.kernel == Kernel::Cluster && steps[2].spgemm.scheme == ClusterScheme::Fixed));
+  CHECK(pctest::compare_csr<I>(ref, P.ncols, P.ncols, ci, cj, cv) == "");
 }
 
 TEST_CASE("product dimension mismatches throw std::invalid_argument naming the sizes", "[product][errors]")
