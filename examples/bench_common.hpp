@@ -18,8 +18,9 @@
                  MatPtAP() with -matptap_via), P fixed; reuse follows a change of A's values only.
    Every PETSc and petsc-cluster algorithm goes through the same routine, TimeMatProduct(); every
    result (after the first numeric, after reuse, and after a reuse with A's values doubled) is
-   compared with PETSc's "default" result (sorted for AB, scalable for PtAP): same row pointers and
-   column indices, values within -check_tol relative to max |C_ref|.
+   compared with PETSc's "default" result (sorted for AB, scalable for PtAP) by product_check.hpp:
+   the same pattern, values within -check_tol of each entry's own scale (its entry of |A||B|, or of
+   |P|^T|A||P| for PtAP; exact where every operand value is an integer).
 */
 #pragma once
 
@@ -28,6 +29,7 @@
 #include <petsccluster.h>
 
 #include "problem.hpp"
+#include "product_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -65,11 +67,19 @@ inline const char *const kPetscDefault = "sorted"; /* what "default" resolves to
 /* ------------------------------------------------------------------------------------------ */
 /* Results and the check against the reference                                                */
 
+/* What every result is compared with: PETSc's default result and the scale of its entries */
 struct Reference {
-  std::vector<PetscInt>    rowptr, colidx;
-  std::vector<PetscScalar> values;
-  double                   max_abs = 0;
+  Mat          C = NULL;
+  ProductScale scale;
 };
+
+inline PetscErrorCode ReferenceDestroy(Reference *ref)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&ref->C));
+  PetscCall(DestroyProductScale(&ref->scale));
+  PetscFunctionReturn(0);
+}
 
 struct Figures {
   std::string name;
@@ -80,86 +90,39 @@ struct Figures {
   double      oneshot = kInf, symbolic = kInf, reuse = kInf;
   double      peak_mb = std::nan(""); /* -memory: resident memory an extra one-shot adds at its peak */
   PetscInt64  nnz_c   = -1;
-  double      rel_err = 0; /* max over every compared result */
+  double      rel_err = 0; /* max |C - C_ref| relative to each entry's scale, over every compared result */
   PetscInt64  extra_zeros = 0; /* explicit zeros outside the reference pattern (third-party only) */
   bool        ok() const { return ran && error.empty() && check.empty(); }
 };
 
-/* Compares a CSR result (any index/value types, GraphBLAS's included) with the reference scaled by
-   `scale`; records the first mismatch in f->check and the relative error in f->rel_err. The pattern
-   must be identical, except that a third-party result (allow_zeros: PETSc's hypre adds explicit
-   zero diagonal entries to rows whose true product has none) may store extra entries whose
-   value is exactly zero: they are counted in f->extra_zeros and shown, not failed. */
-template <class IP, class IJ, class VV>
-void Compare(const Reference &ref, PetscInt n, const IP *ia, const IJ *ja, const VV *va, bool iso, double scale, double tol, bool allow_zeros,
-             const char *when, Figures *f)
+/* Compares C with factor * the reference (product_check.hpp, tolerance tol of each entry's scale);
+   records the first difference in f->check (prefixed by when) and the largest error relative to the
+   entries' scales in f->rel_err. The pattern must be identical, except that a third-party result
+   (allow_zeros: PETSc's hypre adds explicit zero diagonal entries to rows whose true product has
+   none) may store extra entries whose value is exactly zero: they are counted in f->extra_zeros and
+   shown, not failed. */
+inline PetscErrorCode CompareMat(Mat C, const Reference &ref, double factor, double tol, bool allow_zeros, const char *when, Figures *f)
 {
-  auto fail = [&](const std::string &why) {
-    if (f->check.empty()) f->check = std::string(when) + ": " + why;
-  };
-  auto value          = [&](PetscInt64 k) { return static_cast<double>(va[iso ? 0 : k]); };
-  f->nnz_c            = static_cast<PetscInt64>(ia[n]);
-  double     maxdiff  = 0;
-  PetscInt64 extra0   = 0;
-  for (PetscInt i = 0; i < n; ++i) {
-    PetscInt64 k = static_cast<PetscInt64>(ia[i]), kend = static_cast<PetscInt64>(ia[i + 1]);
-    PetscInt64 r = ref.rowptr[i], rend = ref.rowptr[i + 1];
-    while (k < kend || r < rend) {
-      const PetscInt64 cj = k < kend ? static_cast<PetscInt64>(ja[k]) : std::numeric_limits<PetscInt64>::max();
-      const PetscInt64 rj = r < rend ? static_cast<PetscInt64>(ref.colidx[r]) : std::numeric_limits<PetscInt64>::max();
-      if (cj == rj) {
-        maxdiff = std::max(maxdiff, std::abs(value(k) - scale * ref.values[r]));
-        ++k, ++r;
-      } else if (cj < rj) {
-        if (value(k) != 0 || !allow_zeros) {
-          fail("entry (" + std::to_string(i) + ", " + std::to_string(cj) + ") is not in the reference pattern");
-          return;
-        }
-        ++extra0, ++k;
-      } else {
-        fail("entry (" + std::to_string(i) + ", " + std::to_string(rj) + ") of the reference is missing");
-        return;
-      }
-    }
-  }
-  f->extra_zeros   = std::max(f->extra_zeros, extra0);
-  const double rel = ref.max_abs > 0 ? maxdiff / (scale * ref.max_abs) : maxdiff;
-  f->rel_err       = std::max(f->rel_err, rel);
-  if (!(rel <= tol)) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "values differ, relative error %.3e > %.1e", rel, tol);
-    fail(buf);
-  }
-}
-
-inline PetscErrorCode CompareMat(Mat C, const Reference &ref, double scale, double tol, const char *when, Figures *f)
-{
-  PetscInt           n;
-  const PetscInt    *ia, *ja;
-  const PetscScalar *va;
-  PetscBool          done;
+  ProductCheckOptions opt;
+  ProductCheck        r;
 
   PetscFunctionBegin;
-  PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ is not supported by the result's type");
-  PetscCall(MatSeqAIJGetArrayRead(C, &va));
-  Compare(ref, n, ia, ja, va, false, scale, tol, f->kind != "petsc-cluster", when, f);
-  PetscCall(MatSeqAIJRestoreArrayRead(C, &va));
-  PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  opt.rtol              = tol;
+  opt.ref_factor        = factor;
+  opt.allow_extra_zeros = allow_zeros ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(CompareProduct(C, ref.C, &ref.scale, opt, &r));
+  f->nnz_c       = r.nnz;
+  f->extra_zeros = std::max(f->extra_zeros, r.extra_zeros);
+  f->rel_err     = std::max(f->rel_err, static_cast<double>(r.max_err));
+  if (!r.ok && f->check.empty()) f->check = std::string(when) + ": " + r.message;
   PetscFunctionReturn(0);
 }
 
-inline PetscErrorCode ReferenceFromMat(Mat C, Reference *ref)
+/* A result of PETSc's or ours: third-party (PETSc's) results may hold extra explicit zeros */
+inline PetscErrorCode CompareMat(Mat C, const Reference &ref, double factor, double tol, const char *when, Figures *f)
 {
-  Csr M;
-
   PetscFunctionBegin;
-  PetscCall(CsrFromMat(C, &M));
-  ref->rowptr  = std::move(M.rowptr);
-  ref->colidx  = std::move(M.colidx);
-  ref->values  = std::move(M.values);
-  ref->max_abs = 0;
-  for (PetscScalar v : ref->values) ref->max_abs = std::max(ref->max_abs, static_cast<double>(std::abs(v)));
+  PetscCall(CompareMat(C, ref, factor, tol, f->kind != "petsc-cluster", when, f));
   PetscFunctionReturn(0);
 }
 
@@ -350,7 +313,8 @@ inline PetscErrorCode SecondFactorAB(Mat A, const Csr &M, Mat *B, Csr *MB, Summa
   PetscFunctionReturn(0);
 }
 
-/* PETSc's default product once (untimed, also the warm-up): the reference every result is checked against */
+/* PETSc's default product once (untimed, also the warm-up) and its scale: the reference every result
+   is checked against (ReferenceDestroy frees it) */
 inline PetscErrorCode ComputeReference(const Problem &p, Mat A, Mat B, const Settings &s, Reference *ref, Summary *S)
 {
   Figures  warm;
@@ -361,9 +325,14 @@ inline PetscErrorCode ComputeReference(const Problem &p, Mat A, Mat B, const Set
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%s] computing the reference with PETSc's default (%s; untimed, also the warm-up)\n", p.name.c_str(), S->default_name.c_str()));
   once.reps = 1;
   PetscCall(TimeMatProduct(A, B, "default", once, NULL, &warm, &C));
-  PetscCall(ReferenceFromMat(C, ref));
-  PetscCall(MatDestroy(&C));
-  S->nnz_c = static_cast<PetscInt64>(ref->colidx.size());
+  PetscCall(MatProductClear(C)); /* C keeps its values; what PETSc kept for a numeric phase goes */
+  ref->C = C;
+  PetscCall(CreateProductScale(s.ptap ? MATPRODUCT_PtAP : MATPRODUCT_AB, A, B, NULL, &ref->scale));
+  {
+    MatInfo info;
+    PetscCall(MatGetInfo(C, MAT_LOCAL, &info));
+    S->nnz_c = static_cast<PetscInt64>(info.nz_used);
+  }
   PetscFunctionReturn(0);
 }
 

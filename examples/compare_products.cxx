@@ -1,15 +1,17 @@
 static char help[] = "Compares C = A*B computed by PETSc's default SeqAIJ algorithm with each petsc-cluster\n\
-algorithm: identical nonzero pattern and values within a relative tolerance, after the symbolic\n\
-and numeric phases and again after the operands' values change (numeric reuse).\n\
+algorithm (product_check.hpp): identical nonzero pattern, and values within -rtol of each entry's own\n\
+scale (the entry of |A||B|; exact if every value of A and B is an integer), after the symbolic and\n\
+numeric phases and again after the operands' values change (numeric reuse).\n\
 Options:\n\
   -f <file>                Matrix Market (.mtx) or PETSc binary matrix\n\
   -pairing <aa|ata|aat>    the product: A*A (default for square A), A^T*A (default otherwise), A*A^T\n\
   -algorithms <a,b,...>    names to check (default: cluster,cluster_fixed,cluster_variable,\n\
                            cluster_hierarchical,rowwise)\n\
-  -rtol <1e-12>            tolerance on max|C - C_ref| / max|C_ref|\n\
+  -rtol <1e-12>            tolerance on |C - C_ref| of each entry relative to its entry of |A||B|\n\
   -skip_if_missing         exit with code 77 (a skipped test) if the file does not exist\n\
 Our product C has no options prefix, so -mat_cluster_size etc. apply to it; the reference product\n\
-has the prefix ref_. Exits with code 1 if any algorithm disagrees with the reference.\n\n";
+has the prefix ref_. The table's errors are the largest |C - C_ref| relative to the entry's scale.\n\
+Exits with code 1 if any algorithm disagrees with the reference.\n\n";
 
 // Uses only public headers: PETSc's and the plugin's (registered by PetscClusterInitializePackage),
 // plus the core's Matrix Market reader (through problem.hpp, as the other examples).
@@ -20,6 +22,7 @@ has the prefix ref_. Exits with code 1 if any algorithm disagrees with the refer
 #include <petsctime.h>
 
 #include "problem.hpp"
+#include "product_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -51,72 +54,6 @@ PetscErrorCode LoadMatrix(const char *path, Mat *A)
   PetscFunctionReturn(0);
 }
 
-struct Difference {
-  bool      pattern_equal = false;
-  PetscReal max_rel       = 0; // max |C - Cref| / max |Cref|
-  char      where[256]    = "";
-};
-
-// Compares the CSR structure and values of C with Cref.
-PetscErrorCode CompareProducts(Mat Cref, Mat C, Difference *d)
-{
-  PetscInt           mr, nr, m, n, nref, nc;
-  const PetscInt    *iref, *jref, *ic, *jc;
-  PetscBool          done_ref, done;
-  const PetscScalar *vref, *vc;
-
-  PetscFunctionBeginUser;
-  *d = Difference{};
-  PetscCall(MatGetSize(Cref, &mr, &nr));
-  PetscCall(MatGetSize(C, &m, &n));
-  if (m != mr || n != nr) {
-    PetscCall(PetscSNPrintf(d->where, sizeof(d->where), "size %" PetscInt_FMT "x%" PetscInt_FMT " != %" PetscInt_FMT "x%" PetscInt_FMT, m, n, mr, nr));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatGetRowIJ(Cref, 0, PETSC_FALSE, PETSC_FALSE, &nref, &iref, &jref, &done_ref));
-  PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &nc, &ic, &jc, &done));
-  PetscCheck(done_ref && done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ() not available");
-  d->pattern_equal = PETSC_TRUE;
-  for (PetscInt i = 0; i < m && d->pattern_equal; ++i) {
-    if (ic[i + 1] - ic[i] != iref[i + 1] - iref[i]) {
-      d->pattern_equal = PETSC_FALSE;
-      PetscCall(PetscSNPrintf(d->where, sizeof(d->where), "row %" PetscInt_FMT " has %" PetscInt_FMT " entries, reference %" PetscInt_FMT, i, ic[i + 1] - ic[i], iref[i + 1] - iref[i]));
-      break;
-    }
-    for (PetscInt t = 0; t < ic[i + 1] - ic[i]; ++t) {
-      if (jc[ic[i] + t] != jref[iref[i] + t]) {
-        d->pattern_equal = PETSC_FALSE;
-        PetscCall(PetscSNPrintf(d->where, sizeof(d->where), "row %" PetscInt_FMT ", entry %" PetscInt_FMT ": column %" PetscInt_FMT ", reference %" PetscInt_FMT, i, t, jc[ic[i] + t], jref[iref[i] + t]));
-        break;
-      }
-    }
-  }
-  if (d->pattern_equal) {
-    PetscReal scale = 0, diff = 0;
-    PetscInt  at    = -1;
-    PetscCall(MatSeqAIJGetArrayRead(Cref, &vref));
-    PetscCall(MatSeqAIJGetArrayRead(C, &vc));
-    for (PetscInt k = 0; k < iref[m]; ++k) scale = std::max(scale, PetscAbsScalar(vref[k]));
-    for (PetscInt k = 0; k < iref[m]; ++k) {
-      const PetscReal e = PetscAbsScalar(vc[k] - vref[k]);
-      if (!(e <= diff)) { // also catches NaN
-        diff = std::isnan(e) ? PETSC_INFINITY : e;
-        at   = k;
-      }
-    }
-    d->max_rel = scale > 0 ? diff / scale : diff;
-    if (at >= 0) {
-      PetscInt row = (PetscInt)(std::upper_bound(iref, iref + m + 1, at) - iref) - 1;
-      PetscCall(PetscSNPrintf(d->where, sizeof(d->where), "largest difference at (%" PetscInt_FMT ",%" PetscInt_FMT "): %g vs reference %g", row, jref[at], (double)PetscRealPart(vc[at]), (double)PetscRealPart(vref[at])));
-    }
-    PetscCall(MatSeqAIJRestoreArrayRead(C, &vc));
-    PetscCall(MatSeqAIJRestoreArrayRead(Cref, &vref));
-  }
-  PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &nc, &ic, &jc, &done));
-  PetscCall(MatRestoreRowIJ(Cref, 0, PETSC_FALSE, PETSC_FALSE, &nref, &iref, &jref, &done_ref));
-  PetscFunctionReturn(0);
-}
-
 // New values, same pattern: every entry scaled by its own factor in [-1.5, 1.5] (not a uniform
 // scaling, which a kernel that caches values could get right by accident).
 PetscErrorCode PerturbValues(Mat A, PetscInt salt)
@@ -132,6 +69,32 @@ PetscErrorCode PerturbValues(Mat A, PetscInt salt)
   PetscCall(MatSeqAIJGetArray(A, &v));
   for (PetscInt k = 0; k < nz; ++k) v[k] *= (PetscReal)(((k * 7 + salt) % 13) - 6) / 4.0 + 0.01;
   PetscCall(MatSeqAIJRestoreArray(A, &v));
+  PetscFunctionReturn(0);
+}
+
+// Fresh copies of the operands L0, R0 (the reuse step changes their values); R0 NULL: A*A, one
+// matrix on both sides, as PETSc programs do.
+PetscErrorCode CopyOperands(Mat L0, Mat R0, Mat *L, Mat *R)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatDuplicate(L0, MAT_COPY_VALUES, L));
+  if (R0) PetscCall(MatDuplicate(R0, MAT_COPY_VALUES, R));
+  else {
+    *R = *L;
+    PetscCall(PetscObjectReference((PetscObject)*L));
+  }
+  PetscFunctionReturn(0);
+}
+
+// The reuse step's new values in both operands, the same patterns.
+PetscErrorCode NewValues(Mat L, Mat R)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PerturbValues(L, 3));
+  if (R != L) {
+    PetscCall(PerturbValues(R, 5));
+    PetscCall(MatScale(R, -0.5));
+  } else PetscCall(MatScale(L, 0.75));
   PetscFunctionReturn(0);
 }
 
@@ -226,46 +189,53 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&A));
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " x %" PetscInt_FMT ", nnz %.0f, product %s, rtol %g\n", file, m, n, info.nz_used, pairing, (double)rtol));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12s %8s %12s %12s %12s %12s %10s\n", "algorithm", "nnz(C)", "pattern", "rel.err", "reuse.err", "repeat.err", "symbolic s", "numeric s"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12s %8s %12s %12s %12s %12s %10s\n", "algorithm", "nnz(C)", "pattern", "err", "reuse.err", "repeat.err", "symbolic s", "numeric s"));
+
+  // The scales of the product before and after the reuse step's new values (|L||R|, the same for
+  // every algorithm: each starts from fresh copies of L0, R0).
+  ProductScale scale0, scale1;
+  {
+    Mat L, R;
+    PetscCall(CopyOperands(L0, R0, &L, &R));
+    PetscCall(CreateProductScale(MATPRODUCT_AB, L, R, NULL, &scale0));
+    PetscCall(NewValues(L, R));
+    PetscCall(CreateProductScale(MATPRODUCT_AB, L, R, NULL, &scale1));
+    PetscCall(MatDestroy(&L));
+    PetscCall(MatDestroy(&R));
+  }
+  ProductCheckOptions opt;
+  opt.rtol = rtol;
 
   for (PetscInt a = 0; a < nalgs; ++a) {
     Mat            L, R, Cref, C;
     PetscLogDouble ts_ref, tn_ref, ts, tn;
-    Difference     d0, d1, d2;
+    ProductCheck   d0, d1, d2;
     MatInfo        cinfo;
     PetscBool      ok;
 
-    // Fresh copies of the operands (the reuse step below changes their values).
-    PetscCall(MatDuplicate(L0, MAT_COPY_VALUES, &L));
-    if (R0) PetscCall(MatDuplicate(R0, MAT_COPY_VALUES, &R));
-    else {
-      R = L; // A*A: one matrix on both sides, as PETSc programs do
-      PetscCall(PetscObjectReference((PetscObject)L));
-    }
+    PetscCall(CopyOperands(L0, R0, &L, &R));
     PetscCall(CreateProduct(L, R, MATPRODUCTALGORITHMDEFAULT, "ref_", &Cref, &ts_ref, &tn_ref));
     PetscCall(CreateProduct(L, R, algs[a], NULL, &C, &ts, &tn));
-    PetscCall(CompareProducts(Cref, C, &d0));
+    PetscCall(CompareProduct(C, Cref, &scale0, opt, &d0));
 
     // Numeric reuse: new values in both operands, the same patterns.
-    PetscCall(PerturbValues(L, 3));
-    if (R != L) {
-      PetscCall(PerturbValues(R, 5));
-      PetscCall(MatScale(R, -0.5));
-    } else PetscCall(MatScale(L, 0.75));
+    PetscCall(NewValues(L, R));
     PetscCall(MatProductNumeric(Cref));
     PetscCall(MatProductNumeric(C));
-    PetscCall(CompareProducts(Cref, C, &d1));
+    PetscCall(CompareProduct(C, Cref, &scale1, opt, &d1));
     // And once more without changes (numeric must be repeatable).
     PetscCall(MatProductNumeric(C));
-    PetscCall(CompareProducts(Cref, C, &d2));
+    PetscCall(CompareProduct(C, Cref, &scale1, opt, &d2));
 
     PetscCall(MatGetInfo(C, MAT_LOCAL, &cinfo));
-    ok = (PetscBool)(d0.pattern_equal && d1.pattern_equal && d2.pattern_equal && d0.max_rel <= rtol && d1.max_rel <= rtol && d2.max_rel <= rtol);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12.0f %8s %12.3e %12.3e %12.3e %12.4f %10.4f%s\n", algs[a], cinfo.nz_used, d0.pattern_equal && d1.pattern_equal && d2.pattern_equal ? "same" : "DIFFERS", (double)d0.max_rel, (double)d1.max_rel, (double)d2.max_rel, ts, tn, ok ? "" : "   <-- MISMATCH"));
+    ok = (PetscBool)(d0.ok && d1.ok && d2.ok);
+    const bool same_pattern = !d0.pattern_rows && !d1.pattern_rows && !d2.pattern_rows;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12.0f %8s %12.3e %12.3e %12.3e %12.4f %10.4f%s\n", algs[a], cinfo.nz_used, same_pattern ? "same" : "DIFFERS", (double)d0.max_err, (double)d1.max_err, (double)d2.max_err, ts, tn, ok ? "" : "   <-- MISMATCH"));
     if (!ok) {
       ++failures;
-      for (const Difference *d : {&d0, &d1, &d2})
-        if (d->where[0] && (!d->pattern_equal || d->max_rel > rtol)) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    %s\n", d->where));
+      if (!d0.ok) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    one-shot: %s\n", d0.message.c_str()));
+      if (!d1.ok) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    reuse: %s\n", d1.message.c_str()));
+      if (!d2.ok) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    repeat: %s\n", d2.message.c_str()));
     }
     if (a == 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12s %8s %12s %12s %12s %12.4f %10.4f\n", "(PETSc default)", "", "", "", "", "", ts_ref, tn_ref));
 
@@ -278,6 +248,8 @@ int main(int argc, char **argv)
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PASSED: all %" PetscInt_FMT " algorithms equal PETSc's default\n", nalgs));
 
   for (PetscInt i = 0; i < nalgs; ++i) PetscCall(PetscFree(algs[i]));
+  PetscCall(DestroyProductScale(&scale0));
+  PetscCall(DestroyProductScale(&scale1));
   PetscCall(MatDestroy(&L0));
   PetscCall(MatDestroy(&R0));
   PetscCall(PetscFinalize());

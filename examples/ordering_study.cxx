@@ -23,9 +23,10 @@ static const char help[] =
   "ordering_study: the row-ordering study (the seed paper's Table 2) on C = A*A (A*A^T if A is not square), with\n"
   "MatProductCreate: for each matrix, each ordering and each of our algorithms, one-shot and reuse with\n"
   "-mat_cluster_reorder ORDERING set in the options database, each result checked against PETSc's default (pattern\n"
-  "identical, values within -check_tol, after one-shot, reuse, and reuse with A doubled); speedup over the same\n"
-  "algorithm at natural order; the ordering's cost in SpGEMMs = MatGetOrdering(A, \"pcluster_<name>\") time / rowwise\n"
-  "natural one-shot time; PETSc's built-ins as the reference; then geometric means over the matrices.\n"
+  "identical, values within -check_tol of each entry's scale, after one-shot, reuse, and reuse with A doubled);\n"
+  "speedup over the same algorithm at natural order; the ordering's cost in SpGEMMs = MatGetOrdering(A,\n"
+  "\"pcluster_<name>\") time / rowwise natural one-shot time; PETSc's built-ins as the reference; then geometric\n"
+  "means over the matrices.\n"
   "\n"
   BENCH_HELP_MATRICES
   "What is run and how:\n"
@@ -36,7 +37,8 @@ static const char help[] =
   "                         sorted,scalable,scalable_fast,heap,btheap,llcondensed,rowmerge,hypre (default all) as\n"
   "                         the reference\n"
   "  -reps <N>              best of N for one-shot, reuse and each ordering (default 3)\n"
-  "  -check_tol <tol>       max |C - C_ref| / max |C_ref| allowed (default 1e-12)\n"
+  "  -check_tol <tol>       |C - C_ref| allowed per entry, relative to its entry of |A||B|; exact where every\n"
+  "                         operand value is an integer (default 1e-12)\n"
   "  -json <file>           also write the figures as JSON (scripts/plot_orderings.py charts them)\n"
   "Do not pass -mat_product_algorithm or -mat_cluster_reorder: the program sets them.\n"
   BENCH_HELP_REUSE_ANALYSIS
@@ -158,6 +160,7 @@ PetscErrorCode RunOrderingStudy(const Problem &p, const std::vector<std::string>
     }
     out->orderings.push_back(o);
   }
+  PetscCall(ReferenceDestroy(&ref));
   if (B != A) PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
 
@@ -393,7 +396,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsStringArray("-algs", "Comma-separated algorithms: ours, and PETSc's as the reference (default: see -help)", "", alglist, &nalgs, &set));
   if (!set) nalgs = 0;
   PetscCall(PetscOptionsInt("-reps", "Best of this many runs", "", s.reps, &s.reps, NULL));
-  PetscCall(PetscOptionsReal("-check_tol", "Max relative error vs PETSc's default", "", s.tol, &s.tol, NULL));
+  PetscCall(PetscOptionsReal("-check_tol", "Max error vs PETSc's default, relative to each entry's scale", "", s.tol, &s.tol, NULL));
   PetscCall(PetscOptionsString("-json", "Write the figures to this JSON file", "", json, json, sizeof json, NULL));
   PetscOptionsEnd();
 
@@ -446,7 +449,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "ordering_study: C = A*A (A*A^T, A^T formed untimed, if A is not square); OpenMP threads (omp_get_max_threads) %d (PETSc's own algorithms are sequential); best of %" PetscInt_FMT "\n"
                           "timed: one-shot = MatProductCreate/SetType/SetAlgorithm/SetFromOptions + Symbolic + first Numeric on a fresh C; symbolic = MatProductSymbolic; reuse = MatProductNumeric after A is marked modified;\n"
-                          "check: pattern identical to and values within %.1e (relative to max|C|) of PETSc's default, after one-shot, reuse, and reuse with A doubled.\n"
+                          "check: pattern identical to and values within %.1e of each entry's scale (its entry of |A||B|; exact for integer operands) of PETSc's default, after one-shot, reuse, and reuse with A doubled.\n"
                           "study: orderings:%s\n       ours:%s (cluster_hierarchical at natural order only), each with -mat_cluster_reorder ORDERING; PETSc's (reference):%s\n"
                           "       ordering cost: MatGetOrdering(A, \"pcluster_<name>\") timed on its own (the plugin registers these PETSc orderings; they compute the\n"
                           "       permutation the product uses), best of %" PetscInt_FMT ", in units of one rowwise natural-order one-shot A*A\n",

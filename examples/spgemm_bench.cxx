@@ -39,7 +39,8 @@ static const char help[] =
   "                         MAT_INITIAL_MATRIX) with -matmatmult_via set to each algorithm; reuse =\n"
   "                         MatMatMult(MAT_REUSE_MATRIX); no separate symbolic figure (matptap: -product ptap)\n"
   "  -graphblas_threads <t1,t2,...>  GraphBLAS thread counts, one row each (default: omp_get_max_threads())\n"
-  "  -check_tol <tol>       max |C - C_ref| / max |C_ref| allowed (default 1e-12)\n"
+  "  -check_tol <tol>       |C - C_ref| allowed per entry, relative to its scale: the entry of |A||B| (of\n"
+  "                         |P|^T|A||P| for ptap); exact where every operand value is an integer (default 1e-12)\n"
   "  -memory <bool>         measure each algorithm's peak memory (default true; false skips the extra one-shots):\n"
   "                         peak MB = the resident memory one extra, untimed one-shot product adds at its peak\n"
   "                         (after the timed runs: malloc_trim(0), VmHWM reset through /proc/self/clear_refs,\n"
@@ -336,6 +337,7 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
     if (!ierr && s.memory) PetscCall(PeakMemory(A, B, alg.c_str(), s, &f)); /* after the timed runs: its trim does not touch them */
     S->figs.push_back(f);
   }
+  PetscCall(ReferenceDestroy(&ref));
   if (B != A) PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
   Summarise(S);
@@ -380,7 +382,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsIntArray("-graphblas_threads", "GraphBLAS thread counts (one row each)", "", gbt, &ngbt, &set));
   if (!set) ngbt = 0;
-  PetscCall(PetscOptionsReal("-check_tol", "Max relative error vs PETSc's default", "", s.tol, &s.tol, NULL));
+  PetscCall(PetscOptionsReal("-check_tol", "Max error vs PETSc's default, relative to each entry's scale", "", s.tol, &s.tol, NULL));
   {
     PetscBool memory = s.memory ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscOptionsBool("-memory", "Measure each algorithm's peak memory on an extra, untimed one-shot", "", memory, &memory, NULL));
@@ -424,7 +426,7 @@ int main(int argc, char **argv)
                           "spgemm_bench: C = P^T*A*P, P = PCGAMG's prolongator for A (finest level, made untimed with PETSc's own products); OpenMP threads "
                           "(omp_get_max_threads) %d (PETSc's own algorithms are sequential); best of %" PetscInt_FMT "\n"
                           "timed: %s\n"
-                          "check: pattern identical to and values within %.1e (relative to max|C|) of PETSc's default (scalable), after one-shot, reuse, and reuse with A doubled.\n",
+                          "check: pattern identical to and values within %.1e of each entry's scale (its entry of |P|^T|A||P|; exact for integer operands) of PETSc's default (scalable), after one-shot, reuse, and reuse with A doubled.\n",
                           MaxThreads(), s.reps,
                           s.matmatmult ? "one-shot = MatPtAP(MAT_INITIAL_MATRIX) with -matptap_via ALG on a fresh C; reuse = MatPtAP(MAT_REUSE_MATRIX) after A is marked modified;"
                                        : "one-shot = MatProductCreate(A,P)/SetType(PtAP)/SetAlgorithm/SetFromOptions + Symbolic + first Numeric on a fresh C; symbolic = "
@@ -435,7 +437,7 @@ int main(int argc, char **argv)
                           "spgemm_bench: C = A*A (A*A^T, A^T formed untimed, if A is not square); OpenMP threads (omp_get_max_threads) %d (PETSc's own algorithms are sequential); best of %" PetscInt_FMT "\n"
                           "timed: %s\n"
                           "       graphblas = GrB_Matrix_new + GrB_mxm(PLUS_TIMES_FP64) + GrB_wait + GxB_Matrix_unpack_CSR (sorted CSR), A's import untimed.\n"
-                          "check: pattern identical to and values within %.1e (relative to max|C|) of PETSc's default, after one-shot, reuse, and reuse with A doubled.\n",
+                          "check: pattern identical to and values within %.1e of each entry's scale (its entry of |A||B|; exact for integer operands) of PETSc's default, after one-shot, reuse, and reuse with A doubled.\n",
                           MaxThreads(), s.reps,
                           s.matmatmult ? "one-shot = MatMatMult(MAT_INITIAL_MATRIX) with -matmatmult_via ALG on a fresh C; reuse = MatMatMult(MAT_REUSE_MATRIX) after A is marked modified;"
                                        : "one-shot = MatProductCreate/SetType/SetAlgorithm/SetFromOptions + Symbolic + first Numeric on a fresh C; symbolic = MatProductSymbolic; reuse = MatProductNumeric after A is marked modified;",

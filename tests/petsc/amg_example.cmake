@@ -24,13 +24,21 @@ if(TARGET amg_setup)
     set_tests_properties(petsc.amg_setup.${name} PROPERTIES LABELS petsc TIMEOUT 300 ENVIRONMENT "${_amg_env}"
       FAIL_REGULAR_EXPRESSION "PETSC ERROR")
   endforeach()
-  # -check really fails: with 2 iterations allowed nothing converges.
-  add_test(NAME petsc.amg_setup.check_fails COMMAND amg_setup -problem poisson -pcs gamg -n 6 -ksp_max_it 2 -check)
-  set_tests_properties(petsc.amg_setup.check_fails PROPERTIES LABELS petsc TIMEOUT 60 ENVIRONMENT "${_amg_env}" WILL_FAIL TRUE)
-  # -help documents every option of the example (and the program still runs, here at a tiny size).
-  add_test(NAME petsc.amg_setup.help COMMAND amg_setup -help -problem poisson -pcs gamg -n 4 ${PCLUSTER_MALLOC_CHECK_ARGS})
-  set_tests_properties(petsc.amg_setup.help PROPERTIES LABELS petsc TIMEOUT 60 ENVIRONMENT "${_amg_env}"
-    PASS_REGULAR_EXPRESSION "-problem <[^\n]*poisson elasticity all.*-n <.*-pcs <.*-algs <.*-ksp_rtol <.*-ksp_max_it <.*-resetup: .*-reps <.*-check: .*-check_rtol <.*-json <")
+  # -check really fails: with 2 iterations allowed nothing converges, so the default row and ours
+  # (cluster) are reported and the exit code is 1 (run_expect_error.cmake: that code, that report, no
+  # crash, no PETSc error in its place).
+  list(JOIN PCLUSTER_MALLOC_CHECK_ARGS "|" _malloc_args)
+  add_test(NAME petsc.amg_setup.check_fails COMMAND ${CMAKE_COMMAND} "-DEXE=$<TARGET_FILE:amg_setup>"
+    "-DARGS=-problem|poisson|-pcs|gamg|-n|6|-ksp_max_it|2|-check|${_malloc_args}" -DEXIT_CODE=1
+    "-DEXPECT1=WARNING: poisson gamg cluster differs: not converged;"
+    "-DEXPECT2=[^0-9]2 row\\(s\\) of ours differ from the default row, or the default did not converge \\(-check: exit code 1\\)"
+    -P "${CMAKE_CURRENT_SOURCE_DIR}/run_expect_error.cmake")
+  set_tests_properties(petsc.amg_setup.check_fails PROPERTIES LABELS petsc TIMEOUT 60 ENVIRONMENT "${_amg_env}")
+  # -help documents every option of the example (and the program still runs, here at a tiny size, and
+  # exits with 0).
+  pcluster_petsc_run(NAME amg_setup.help EXE amg_setup
+    REQUIRE_REGEX "-problem <[^\n]*poisson elasticity all.*-n <.*-pcs <.*-algs <.*-ksp_rtol <.*-ksp_max_it <.*-resetup: .*-reps <.*-check: .*-check_rtol <.*-json <"
+    ARGS -help -problem poisson -pcs gamg -n 4)
   # Under MPI (MPIAIJ products), 2 ranks x 1 thread and 3 ranks: the same iterations and levels as
   # PETSc's default, with the set-up time of every rank. Residuals are compared at 1e-4: on several
   # ranks our products add a coarse entry's terms in another order than PETSc's (A's ghost columns

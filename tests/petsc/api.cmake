@@ -9,8 +9,9 @@ target_link_libraries(petsc_plugin_api PRIVATE petsccluster PkgConfig::PETSC MPI
 target_compile_options(petsc_plugin_api PRIVATE -Wall -Wextra)
 # It reads Mat_Product::alg from petsc/private/matimpl.h, which is not -Wextra clean.
 target_include_directories(petsc_plugin_api SYSTEM PRIVATE ${PETSC_INCLUDE_DIRS})
-# The thread test checks its operands against the core's parallel-work threshold (src/parallel.hpp).
-target_include_directories(petsc_plugin_api PRIVATE "${PROJECT_SOURCE_DIR}/src")
+# The thread test checks its operands against the core's parallel-work threshold (src/parallel.hpp);
+# products are compared with PETSc's by examples/product_check.hpp.
+target_include_directories(petsc_plugin_api PRIVATE "${PROJECT_SOURCE_DIR}/src" "${PROJECT_SOURCE_DIR}/examples")
 set(_api_args "")
 if(PCLUSTER_TEST_PETSC_NAMES)
   set(_api_args -petsc_names)

@@ -40,7 +40,7 @@ if(TARGET ordering_study)
 endif()
 
 # The batched multi-source BFS (issue 4's square x tall-skinny workload): it exits nonzero if any
-# level's product differs from PETSc's (pattern, or path counts beyond 1e-12). Every kind of our
+# level's product differs from PETSc's (pattern, or path counts: integers, compared exactly). Every kind of our
 # algorithm, with and without reordering, on a power-law graph and on a shuffled grid; and, in -info,
 # the second level's product taking A's ordering and clusters from the first (not recomputing them).
 if(TARGET bfs)

@@ -3,10 +3,11 @@ and when run again: for every MatProduct type and algorithm of ours, on MATAIJ o
 rank, MPIAIJ on several), each thread count of -threads computes C by MatProductSymbolic +\n\
 MatProductNumeric (then MatProductNumeric again) and by the user API (MatMatMult() & co., fused, then\n\
 MAT_REUSE_MATRIX with the same values); every result must equal the first one bit for bit (row by row,\n\
-columns and values compared with memcmp). Then prints one line per product with a digest of C (its\n\
-global rows, columns and value bits; independent of the row distribution): two runs of the program\n\
-print the same lines, whatever their -threads order (ctest compares two runs). Values, hence digests,\n\
-may differ between numbers of ranks (see README, Determinism).\n\
+columns and values compared with memcmp), and the MAT_REUSE_MATRIX result the fused one it reuses.\n\
+Then prints one line per product with a digest of C (its global rows, columns and value bits;\n\
+independent of the row distribution): two runs of the program print the same lines, whatever their\n\
+-threads order (ctest compares two runs). Values, hence digests, may differ between numbers of ranks\n\
+(see README, Determinism).\n\
 Options:\n\
   -gen <p7|s27|e27|rmat|rgg> -n <N>   generated A (default s27, n 14)\n\
   -threads <1,2,4>                    thread counts (-mat_cluster_threads), the first one's digest printed\n\
@@ -193,6 +194,16 @@ int main(int argc, char **argv)
           PetscCall(MatScale(X, 1.0)); /* a new object state: the reuse must run the numeric kernel */
           PetscCall(UserProduct(ti->type, X, Y, Z, MAT_REUSE_MATRIX, &Capi));
           PetscCall(check(Capi, "MAT_REUSE_MATRIX", t));
+          { /* the numeric kernel on the same values gives the bits the fused product (whose symbolic phase
+               formed the values) gave on this thread count, whether or not those equal the first run's */
+            PetscBool same;
+            ++checks;
+            PetscCall(SameBits(Capi, Cagain, &same));
+            if (!same) {
+              ++failures;
+              PetscCall(PetscPrintf(comm, "FAILED: %s, MAT_REUSE_MATRIX with %" PetscInt_FMT " thread(s) differs from the fused product it reuses\n", what.c_str(), threads[t]));
+            }
+          }
           PetscCall(PetscOptionsClearValue(NULL, ViaOption(ti->type)));
           PetscCall(PetscOptionsClearValue(NULL, "-mat_cluster_threads"));
           PetscCall(MatDestroy(&Cagain));

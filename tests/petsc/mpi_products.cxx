@@ -1,9 +1,9 @@
 static char help[] = "Checks every MatProduct type on MATMPIAIJ with petsc-cluster's algorithms against PETSc's own\n\
-MPI algorithm (its default for the type) in the same run: identical nonzero pattern on every rank and\n\
-values within a relative tolerance, for the fused path (MatMatMult() & co. selected by -mat*_via), for\n\
-MatProductSymbolic() (zeros) then MatProductNumeric(), and again after the operands' values change\n\
-(MAT_REUSE_MATRIX / MatProductNumeric only) and after MatProductReplaceMats() with new operands of the\n\
-same patterns.\n\
+MPI algorithm (its default for the type) in the same run, by examples/product_check.hpp: identical\n\
+nonzero pattern on every rank and values within -rtol of each entry's own scale, for the fused path\n\
+(MatMatMult() & co. selected by -mat*_via), for MatProductSymbolic() (zeros) then MatProductNumeric(),\n\
+and again after the operands' values change (MAT_REUSE_MATRIX / MatProductNumeric only) and after\n\
+MatProductReplaceMats() with new operands of the same patterns.\n\
 Options:\n\
   -gen <p7|s27|e27|rmat|rgg> -n <N>   generated A (default p7, n 8), or\n\
   -f <file.mtx>                        A from a Matrix Market file (every rank reads it)\n\
@@ -13,7 +13,8 @@ Options:\n\
   -algorithms <a,b,...>                ours (default cluster,cluster_fixed,cluster_variable,\n\
                                        cluster_hierarchical,rowwise)\n\
   -agg <k>                             rows per aggregate of the prolongator P (default 4)\n\
-  -rtol <1e-12>                        tolerance on max|C - C_ref| / max|C_ref|\n\
+  -rtol <1e-12>                        tolerance on |C - C_ref| of each entry relative to its scale,\n\
+                                       the same product of the operands' absolute values\n\
 The operands: B = A for AB, AtB and ABt; P = (I - 0.5 D^-1 A) P0 with P0 the aggregation of k\n\
 consecutive rows of a rank (a smoothed-aggregation prolongator, made by PETSc) for PtAP and ABC\n\
 (C = P^T A P as R*A*P with R = P^T), R = P^T for RARt. Last, MAT_REUSE_MATRIX after A's pattern\n\
@@ -24,6 +25,7 @@ disagreement.\n\n";
 #include <petscmat.h>
 
 #include "../../examples/problem.hpp"
+#include "../../examples/product_check.hpp"
 #include "test_matrices.hpp"
 #include "user_products.hpp"
 
@@ -147,17 +149,24 @@ int main(int argc, char **argv)
     if (t->type == MATPRODUCT_ABC) X = R, Y = A, Z = P;
 
     for (const std::string &alg : algs) {
-      Mat             Cref, Capi, Cprod;
-      PetscReal       rel;
-      std::string     where;
-      PetscBool       zero = PETSC_FALSE;
-      const PetscReal tol  = rtol;
-      auto            note = [&](const char *stage, PetscReal r, const std::string &w) -> PetscErrorCode {
+      Mat                 Cref, Capi, Cprod;
+      ProductCheck        r;
+      ProductCheckOptions values, pattern;
+      PetscBool           zero = PETSC_FALSE;
+      values.rtol          = rtol;
+      pattern.pattern_only = PETSC_TRUE;
+      auto note            = [&](const char *stage, const ProductCheck &c, bool ok, const char *why) -> PetscErrorCode {
         PetscFunctionBeginUser;
         ++checks;
-        const bool ok = r >= 0 && r <= tol;
         if (!ok) ++failures;
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-5s %-21s %-28s %s (rel %.2e%s%s)\n", t->name, alg.c_str(), stage, ok ? "ok" : "FAILED", (double)r, w.empty() ? "" : ", ", w.c_str()));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-5s %-21s %-28s %s (err %.2e)%s%s\n", t->name, alg.c_str(), stage, ok ? "ok" : "FAILED", (double)c.max_err, ok ? "" : ": ", ok ? "" : why));
+        PetscFunctionReturn(0);
+      };
+      /* C against Cref, PETSc's product of the operands O1, O2 (, O3) */
+      auto check = [&](const char *stage, Mat C, Mat O1, Mat O2, Mat O3) -> PetscErrorCode {
+        PetscFunctionBeginUser;
+        PetscCall(CheckProduct(t->type, O1, O2, O3, C, Cref, values, &r));
+        PetscCall(note(stage, r, r.ok, r.message.c_str()));
         PetscFunctionReturn(0);
       };
       /* PETSc's algorithm (its default for the type), fresh operands' values */
@@ -167,17 +176,15 @@ int main(int argc, char **argv)
       /* Fused: MatMatMult() & co. with -mat*_via */
       PetscCall(PetscOptionsSetValue(NULL, ViaOption(t->type), alg.c_str()));
       PetscCall(UserProduct(t->type, X, Y, Z, MAT_INITIAL_MATRIX, &Capi));
-      PetscCall(Compare(Capi, Cref, &rel, &where));
-      PetscCall(note("MatMatMult & co.", rel, where));
+      PetscCall(check("MatMatMult & co.", Capi, X, Y, Z));
 
       /* Symbolic (zeros), then numeric */
       PetscCall(MakeProduct(t->type, alg.c_str(), X, Y, Z, &Cprod));
       PetscCall(AllZero(Cprod, &zero));
-      PetscCall(Compare(Cprod, Cref, &rel, &where)); /* the pattern only: values are zero */
-      PetscCall(note("symbolic: pattern, zeros", rel >= 0 && zero ? 0 : -1, zero ? where : "nonzero values after symbolic"));
+      PetscCall(CompareProduct(Cprod, Cref, NULL, pattern, &r)); /* the pattern only: values are zero */
+      PetscCall(note("symbolic: pattern, zeros", r, r.ok && zero, !r.ok ? r.message.c_str() : "nonzero values after symbolic"));
       PetscCall(MatProductNumeric(Cprod));
-      PetscCall(Compare(Cprod, Cref, &rel, &where));
-      PetscCall(note("MatProductNumeric", rel, where));
+      PetscCall(check("MatProductNumeric", Cprod, X, Y, Z));
 
       /* New values, same patterns: numeric only */
       for (Mat O : {X, Y, Z})
@@ -186,11 +193,9 @@ int main(int argc, char **argv)
       PetscCall(MakeProduct(t->type, "default", X, Y, Z, &Cref));
       PetscCall(MatProductNumeric(Cref));
       PetscCall(UserProduct(t->type, X, Y, Z, MAT_REUSE_MATRIX, &Capi));
-      PetscCall(Compare(Capi, Cref, &rel, &where));
-      PetscCall(note("MAT_REUSE_MATRIX", rel, where));
+      PetscCall(check("MAT_REUSE_MATRIX", Capi, X, Y, Z));
       PetscCall(MatProductNumeric(Cprod));
-      PetscCall(Compare(Cprod, Cref, &rel, &where));
-      PetscCall(note("MatProductNumeric, new values", rel, where));
+      PetscCall(check("MatProductNumeric, new values", Cprod, X, Y, Z));
       PetscCall(PetscOptionsClearValue(NULL, ViaOption(t->type)));
 
       /* New operand objects with the same patterns (MatProductReplaceMats): numeric only */
@@ -206,8 +211,7 @@ int main(int argc, char **argv)
         PetscCall(MatDestroy(&Cref));
         PetscCall(MakeProduct(t->type, "default", X2, Y2, Z2, &Cref));
         PetscCall(MatProductNumeric(Cref));
-        PetscCall(Compare(Cprod, Cref, &rel, &where));
-        PetscCall(note("MatProductReplaceMats", rel, where));
+        PetscCall(check("MatProductReplaceMats", Cprod, X2, Y2, Z2));
         PetscCall(MatDestroy(&X2));
         PetscCall(MatDestroy(&Y2));
         PetscCall(MatDestroy(&Z2));

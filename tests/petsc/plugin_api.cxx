@@ -14,6 +14,7 @@ Exits nonzero on the first failed check.\n\
 #include <petsc/private/matimpl.h> // Mat_Product::alg
 
 #include "parallel.hpp" // pcluster::detail::kMinParallelWork
+#include "product_check.hpp"
 #include "test_matrices.hpp"
 #include "user_products.hpp"
 
@@ -83,61 +84,45 @@ PetscErrorCode Product(Mat A, Mat B, const char *alg, const char *prefix, Mat *C
   PetscFunctionReturn(0);
 }
 
-// Same dimensions, row pointers and column indices; nnz (if not NULL) gets Cref's entry count.
-PetscErrorCode SamePattern(Mat Cref, Mat C, PetscBool *same, PetscInt *nnz = NULL)
+// C against Cref, PETSc's product `type` of X, Y (, Z) (product_check.hpp, rtol 1e-12 of each
+// entry's own scale); *why gets the first difference.
+PetscErrorCode SameProduct(MatProductType type, Mat X, Mat Y, Mat Z, Mat C, Mat Cref, PetscBool *same, std::string *why)
 {
-  PetscInt        m, mc, n, nc;
-  const PetscInt *ia, *ja, *ib, *jb;
-  PetscBool       d1, d2;
+  ProductCheck        r;
+  ProductCheckOptions opt;
 
   PetscFunctionBeginUser;
-  *same = PETSC_FALSE;
-  PetscCall(MatGetSize(Cref, &m, &n));
-  PetscCall(MatGetSize(C, &mc, &nc));
-  if (m != mc || n != nc) PetscFunctionReturn(0);
-  PetscCall(MatGetRowIJ(Cref, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &d1));
-  PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &mc, &ib, &jb, &d2));
-  *same = (PetscBool)(d1 && d2);
-  for (PetscInt i = 0; i <= m && *same; ++i) *same = (PetscBool)(ia[i] == ib[i]);
-  for (PetscInt k = 0; *same && k < ia[m]; ++k) *same = (PetscBool)(ja[k] == jb[k]);
-  if (nnz) *nnz = ia[m];
-  PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &mc, &ib, &jb, &d2));
-  PetscCall(MatRestoreRowIJ(Cref, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &d1));
+  PetscCall(CheckProduct(type, X, Y, Z, C, Cref, opt, &r));
+  *same = r.ok;
+  *why  = r.message;
   PetscFunctionReturn(0);
 }
 
-// Same nonzero pattern and values within rtol * max|Cref|.
-PetscErrorCode SameProduct(Mat Cref, Mat C, PetscReal rtol, PetscBool *same)
+// C has Cref's pattern (rows, columns in order); the values are not compared.
+PetscErrorCode SamePattern(Mat C, Mat Cref, PetscBool *same, std::string *why)
 {
-  PetscInt           nnz;
-  const PetscScalar *va, *vb;
-  PetscReal          scale = 0, diff = 0;
+  ProductCheck        r;
+  ProductCheckOptions opt;
 
   PetscFunctionBeginUser;
-  PetscCall(SamePattern(Cref, C, same, &nnz));
-  if (!*same) PetscFunctionReturn(0);
-  PetscCall(MatSeqAIJGetArrayRead(Cref, &va));
-  PetscCall(MatSeqAIJGetArrayRead(C, &vb));
-  for (PetscInt k = 0; k < nnz; ++k) {
-    scale = PetscMax(scale, PetscAbsScalar(va[k]));
-    diff  = PetscMax(diff, PetscAbsScalar(va[k] - vb[k]));
-  }
-  *same = (PetscBool)(diff <= rtol * (scale > 0 ? scale : 1.0));
-  PetscCall(MatSeqAIJRestoreArrayRead(C, &vb));
-  PetscCall(MatSeqAIJRestoreArrayRead(Cref, &va));
+  opt.pattern_only = PETSC_TRUE;
+  PetscCall(CompareProduct(C, Cref, NULL, opt, &r));
+  *same = r.ok;
+  *why  = r.message;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode CheckAgainstDefault(Mat A, Mat B, const char *alg, const char *what)
 {
-  Mat       Cref, C;
-  PetscBool same;
+  Mat         Cref, C;
+  PetscBool   same;
+  std::string why;
 
   PetscFunctionBeginUser;
   PetscCall(Product(A, B, MATPRODUCTALGORITHMDEFAULT, "ref_", &Cref));
   PetscCall(Product(A, B, alg, NULL, &C));
-  PetscCall(SameProduct(Cref, C, 1e-12, &same));
-  CHECK_OR_FAIL(same, "%s: %s differs from PETSc's default", what, alg);
+  PetscCall(SameProduct(MATPRODUCT_AB, A, B, NULL, C, Cref, &same, &why));
+  CHECK_OR_FAIL(same, "%s: %s differs from PETSc's default: %s", what, alg, why.c_str());
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&Cref));
   PetscFunctionReturn(0);
@@ -188,8 +173,9 @@ PetscErrorCode TestShapes(void)
 
 PetscErrorCode TestReuseAndLifecycle(void)
 {
-  Mat A, B, A2, B2, C, Cref;
-  PetscBool same;
+  Mat         A, B, A2, B2, C, Cref;
+  PetscBool   same;
+  std::string why;
 
   PetscFunctionBeginUser;
   PetscCall(RandomAIJ(160, 140, 5, 21, {}, -1, &A));
@@ -204,12 +190,12 @@ PetscErrorCode TestReuseAndLifecycle(void)
     PetscCall(MatProductReplaceMats(A2, B2, NULL, C));
     PetscCall(MatProductNumeric(C));
     PetscCall(Product(A2, B2, MATPRODUCTALGORITHMDEFAULT, "ref_", &Cref));
-    PetscCall(SameProduct(Cref, C, 1e-12, &same));
-    CHECK_OR_FAIL(same, "%s: MatProductReplaceMats + MatProductNumeric differs", alg);
+    PetscCall(SameProduct(MATPRODUCT_AB, A2, B2, NULL, C, Cref, &same, &why));
+    CHECK_OR_FAIL(same, "%s: MatProductReplaceMats + MatProductNumeric differs: %s", alg, why.c_str());
     // MatProductClear: C keeps its values and stays usable.
     PetscCall(MatProductClear(C));
-    PetscCall(SameProduct(Cref, C, 1e-12, &same));
-    CHECK_OR_FAIL(same, "%s: C changed after MatProductClear", alg);
+    PetscCall(SameProduct(MATPRODUCT_AB, A2, B2, NULL, C, Cref, &same, &why));
+    CHECK_OR_FAIL(same, "%s: C changed after MatProductClear: %s", alg, why.c_str());
     PetscCall(MultiplyByOnes(C));
     PetscCall(MatDestroy(&Cref));
     PetscCall(MatDestroy(&C));
@@ -243,7 +229,7 @@ PetscErrorCode TestReuseAndLifecycle(void)
     {
       Mat D;
       PetscCall(MatDuplicate(C, MAT_COPY_VALUES, &D));
-      PetscCall(SameProduct(C, D, 0.0, &same));
+      PetscCall(SameBits(D, C, &same));
       CHECK_OR_FAIL(same, "%s: MatDuplicate(C) differs", alg);
       PetscCall(MatDestroy(&D));
     }
@@ -259,8 +245,9 @@ PetscErrorCode TestReuseAndLifecycle(void)
 
 PetscErrorCode TestMatMatMultReuse(void)
 {
-  Mat       A, B, C, Cref;
-  PetscBool same;
+  Mat         A, B, C, Cref;
+  PetscBool   same;
+  std::string why;
 
   PetscFunctionBeginUser;
   PetscCall(RandomAIJ(130, 130, 6, 31, {}, -1, &A));
@@ -275,8 +262,8 @@ PetscErrorCode TestMatMatMultReuse(void)
     }
     PetscCall(PetscOptionsClearValue(NULL, "-matmatmult_via"));
     PetscCall(Product(A, A, MATPRODUCTALGORITHMDEFAULT, "ref_", &Cref));
-    PetscCall(SameProduct(Cref, C, 1e-12, &same));
-    CHECK_OR_FAIL(same, "%s: MatMatMult(A, A, MAT_REUSE_MATRIX) differs after MatScale", alg);
+    PetscCall(SameProduct(MATPRODUCT_AB, A, A, NULL, C, Cref, &same, &why));
+    CHECK_OR_FAIL(same, "%s: MatMatMult(A, A, MAT_REUSE_MATRIX) differs after MatScale: %s", alg, why.c_str());
     PetscCall(MatDestroy(&C));
     PetscCall(MatDestroy(&Cref));
     PetscCall(CheckAgainstDefault(A, B, alg, "after rescaling"));
@@ -339,13 +326,15 @@ PetscErrorCode TestErrorsLeaveOperandsUntouched(void)
   PetscFunctionReturn(0);
 }
 
-// An operand type the plugin does not implement (a dense B), and A^T*B with our name set in code:
-// either a clean PETSc error or a correct product, never a crash or a wrong result.
+// An operand type the plugin does not implement (a dense B): either a clean PETSc error or a correct
+// product, never a crash or a wrong result. And A^T*A with our name set in code: a type we
+// implement, so it must succeed, run ours and equal PETSc's A^T*A.
 PetscErrorCode TestUnhandled(void)
 {
   Mat            A, B, Bd, C = NULL, Cref;
   PetscErrorCode code = 0;
   PetscBool      same;
+  std::string    why;
 
   PetscFunctionBeginUser;
   PetscCall(RandomAIJ(30, 30, 4, 61, {}, -1, &A));
@@ -362,20 +351,17 @@ PetscErrorCode TestUnhandled(void)
   PetscCall(MatProductCreate(A, A, NULL, &C));
   PetscCall(MatProductSetType(C, MATPRODUCT_AtB));
   PetscCall(MatProductSetAlgorithm(C, MATPRODUCTALGORITHMCLUSTER));
-  PetscCall(Quietly([&]() -> PetscErrorCode {
-    PetscCall(MatProductSetFromOptions(C));
-    PetscCall(MatProductSymbolic(C));
-    PetscCall(MatProductNumeric(C));
-    return 0;
-  }, &code));
-  if (!code) {
-    PetscCall(MatTransposeMatMult(A, A, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cref));
-    PetscCall(SameProduct(Cref, C, 1e-12, &same));
-    CHECK_OR_FAIL(same, "A^T*A with algorithm cluster: wrong result");
-    PetscCall(MatDestroy(&Cref));
-  }
+  PetscCall(MatProductSetFromOptions(C));
+  PetscCall(MatProductSymbolic(C));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(PetscStrcmp(C->product->alg, MATPRODUCTALGORITHMCLUSTER, &same));
+  CHECK_OR_FAIL(same, "A^T*A with algorithm cluster set in code ran algorithm %s", C->product->alg);
+  PetscCall(MatTransposeMatMult(A, A, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cref));
+  PetscCall(SameProduct(MATPRODUCT_AtB, A, A, NULL, C, Cref, &same, &why));
+  CHECK_OR_FAIL(same, "A^T*A with algorithm cluster set in code differs from PETSc's: %s", why.c_str());
+  PetscCall(MatDestroy(&Cref));
   PetscCall(MatDestroy(&C));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "AtB with cluster: %s\n", code ? "error" : "handed over"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "AtB with cluster set in code: ok\n"));
   PetscCall(MatDestroy(&Bd));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
@@ -426,13 +412,14 @@ PetscErrorCode CreateProduct(MatProductType type, const Operands &o, const char 
 
 PetscErrorCode CheckTypeAgainstDefault(MatProductType type, const Operands &o, Mat C, const char *alg, const char *what)
 {
-  Mat       Cref;
-  PetscBool same;
+  Mat         Cref;
+  PetscBool   same;
+  std::string why;
 
   PetscFunctionBeginUser;
   PetscCall(CreateProduct(type, o, MATPRODUCTALGORITHMDEFAULT, "ref_", PETSC_TRUE, PETSC_TRUE, &Cref));
-  PetscCall(SameProduct(Cref, C, 1e-12, &same));
-  CHECK_OR_FAIL(same, "%s %s: %s differs from PETSc's default", MatProductTypes[type], alg, what);
+  PetscCall(SameProduct(type, o.X, o.Y, o.Z, C, Cref, &same, &why));
+  CHECK_OR_FAIL(same, "%s %s: %s differs from PETSc's default: %s", MatProductTypes[type], alg, what, why.c_str());
   PetscCall(MatDestroy(&Cref));
   PetscFunctionReturn(0);
 }
@@ -491,6 +478,7 @@ PetscErrorCode CheckProductType(MatProductType type, const char *alg, PetscInt n
   Operands    o;
   const char *tn = MatProductTypes[type];
   PetscBool   same;
+  std::string why;
 
   PetscFunctionBeginUser;
   PetscCall(RandomAIJ(n, n, 5, 71, {}, -1, &A));
@@ -513,8 +501,15 @@ PetscErrorCode CheckProductType(MatProductType type, const char *alg, PetscInt n
       CHECK_OR_FAIL(nrm == 0.0, "%s %s %s: symbolic-only C has nonzero values (norm %g)", tn, alg, shape, (double)nrm);
     }
     PetscCall(CreateProduct(type, o, MATPRODUCTALGORITHMDEFAULT, "ref_", PETSC_TRUE, PETSC_TRUE, &Cref));
-    PetscCall(SamePattern(Cref, C, &same));
-    CHECK_OR_FAIL(same, "%s %s %s: symbolic-only C's pattern differs from PETSc's product", tn, alg, shape);
+    if (g_petsc_names) { // PETSc's seq kernels leave it unassembled: assemble it as GAMG does, to read its rows
+      PetscCall(MatAssembled(C, &assembled));
+      if (!assembled) {
+        PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
+        PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+      }
+    }
+    PetscCall(SamePattern(C, Cref, &same, &why));
+    CHECK_OR_FAIL(same, "%s %s %s: symbolic-only C's pattern differs from PETSc's product: %s", tn, alg, shape, why.c_str());
     PetscCall(MatDestroy(&Cref));
   }
   PetscCall(MatDestroy(&C));
@@ -554,7 +549,7 @@ PetscErrorCode CheckProductType(MatProductType type, const char *alg, PetscInt n
   {
     Mat D;
     PetscCall(MatDuplicate(C, MAT_COPY_VALUES, &D));
-    PetscCall(SameProduct(C, D, 0.0, &same));
+    PetscCall(SameBits(D, C, &same));
     CHECK_OR_FAIL(same, "%s %s %s: MatDuplicate of a cleared C differs", tn, alg, shape);
     PetscCall(MatDestroy(&D));
   }
@@ -701,6 +696,7 @@ PetscErrorCode TestMixedMAIJ(void)
 {
   Mat            A, P, Pm, Paij, C1, C2, C3, C = NULL;
   PetscBool      same;
+  std::string    why;
   PetscErrorCode code = 0;
   const char    *alg = g_petsc_names ? "rap" : MATPRODUCTALGORITHMCLUSTER;
 
@@ -717,17 +713,17 @@ PetscErrorCode TestMixedMAIJ(void)
   PetscCall(MatPtAP(A, Paij, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C3));
   PetscCall(PetscOptionsClearValue(NULL, "-matptap_via"));
   PetscCall(MatScale(C1, 0.5));
-  PetscCall(SameProduct(C1, C2, 1e-12, &same));
-  CHECK_OR_FAIL(same, "AIJ A, MAIJ P: MatPtAP with -matptap_via %s differs from without", alg);
-  PetscCall(SameProduct(C1, C3, 1e-12, &same));
-  CHECK_OR_FAIL(same, "AIJ A, MAIJ P converted to AIJ: MatPtAP with -matptap_via %s differs", alg);
+  PetscCall(SameProduct(MATPRODUCT_PtAP, A, Pm, NULL, C2, C1, &same, &why));
+  CHECK_OR_FAIL(same, "AIJ A, MAIJ P: MatPtAP with -matptap_via %s differs from without: %s", alg, why.c_str());
+  PetscCall(SameProduct(MATPRODUCT_PtAP, A, Paij, NULL, C3, C1, &same, &why));
+  CHECK_OR_FAIL(same, "AIJ A, MAIJ P converted to AIJ: MatPtAP with -matptap_via %s differs: %s", alg, why.c_str());
   PetscCall(MatDestroy(&C3));
   PetscCall(MatDestroy(&C2));
   // Our name set in code on the mixed pair.
   PetscCall(Quietly([&]() { return CreateProduct(MATPRODUCT_PtAP, {A, Pm, NULL}, alg, NULL, PETSC_TRUE, PETSC_TRUE, &C); }, &code));
   if (!code) {
-    PetscCall(SameProduct(C1, C, 1e-12, &same));
-    CHECK_OR_FAIL(same, "AIJ A, MAIJ P: MatProductSetAlgorithm(%s) gives a wrong result", alg);
+    PetscCall(SameProduct(MATPRODUCT_PtAP, A, Pm, NULL, C, C1, &same, &why));
+    CHECK_OR_FAIL(same, "AIJ A, MAIJ P: MatProductSetAlgorithm(%s) gives a wrong result: %s", alg, why.c_str());
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "aij x maij PtAP with %s set in code: %s\n", alg, code ? "error" : "same result"));
   PetscCall(MatDestroy(&C));

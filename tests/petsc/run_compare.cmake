@@ -6,6 +6,10 @@
 #         [-DREQUIRE_REGEX=regex] [-DLOG_LESS=EvA<EvB] [-DWORKDIR=dir] [-DLAUNCH="mpiexec|-n|2"]
 #         -P run_compare.cmake
 #
+# SKIP_RETURN_CODE (optional): if the program exits with this code and printed no PETSc error, the
+# script prints "PCLUSTER_TEST_SKIPPED: ..." and stops with an error, which the test's
+# SKIP_REGULAR_EXPRESSION turns into a skip (pcluster_petsc_run sets both); no other check runs. (A
+# PETSc error in main exits with its error code, and PETSC_ERR_PLIB is 77: that is a failure.)
 # LAUNCH (optional): a launcher put before EXE (the program and its reference run), e.g. mpiexec.
 # With LAUNCH, -info lines are gathered from per-rank files (see below), whole, after the output.
 # REF_LAUNCH (optional): another launcher for the reference run (e.g. another number of ranks).
@@ -77,6 +81,14 @@ if(_info_dir)
   file(REMOVE_RECURSE "${_info_dir}")
 endif()
 string(REPLACE ";" "|" _shown "${_args}")
+if(DEFINED SKIP_RETURN_CODE AND NOT "${SKIP_RETURN_CODE}" STREQUAL "" AND "${rc}" STREQUAL "${SKIP_RETURN_CODE}")
+  message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
+  if("${out}\n${err}" MATCHES "PETSC ERROR")
+    message(FATAL_ERROR "FAILED: ${LAUNCH} ${EXE} ${ARGS} exited with ${rc} after a PETSc error (the code of the error, not a skip)")
+  endif()
+  message("PCLUSTER_TEST_SKIPPED: ${EXE} exited with ${rc}")
+  message(FATAL_ERROR "skipped: exit code ${rc} (SKIP_RETURN_CODE); ctest reports the test as skipped")
+endif()
 if(NOT rc EQUAL 0)
   message("---- stdout ----\n${out}\n---- stderr ----\n${err}")
   message(FATAL_ERROR "FAILED: ${LAUNCH} ${EXE} ${ARGS} exited with ${rc}")

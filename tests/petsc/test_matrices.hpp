@@ -1,8 +1,9 @@
 /*
-   Operands and comparisons for the PETSc-level test programs (mpi_products.cxx, determinism.cxx,
+   Operands and checks for the PETSc-level test programs (mpi_products.cxx, determinism.cxx,
    products_in_flight.cxx, plugin_api.cxx, bad_input.cxx): new values on a fixed pattern, a
-   smoothed-aggregation-like prolongator made by PETSc, comparisons of two products on every rank, a
-   check that a matrix still works, and their list options.
+   smoothed-aggregation-like prolongator made by PETSc, a bit-for-bit comparison of two matrices on
+   every rank, a check that a matrix still works, and their list options. A product is compared with
+   PETSc's by examples/product_check.hpp.
 */
 #pragma once
 
@@ -77,56 +78,6 @@ inline PetscErrorCode Prolongator(Mat A, PetscInt k, Mat *P)
   *P = AP;
   PetscCall(MatDestroy(&P0));
   PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(0);
-}
-
-/* Largest |C - Cref| relative to max |Cref| over all ranks, or -1 if the patterns differ anywhere */
-inline PetscErrorCode Compare(Mat C, Mat Cref, PetscReal *rel, std::string *where)
-{
-  MPI_Comm  comm = PetscObjectComm((PetscObject)C);
-  PetscInt  rstart, rend, rstart_ref, rend_ref;
-  PetscReal local[2] = {0, 0}, global[2]; /* max |diff|, max |ref| */
-  PetscBool same = PETSC_TRUE, all;
-  char      buf[256] = "";
-
-  PetscFunctionBeginUser;
-  PetscCall(MatGetOwnershipRange(C, &rstart, &rend));
-  PetscCall(MatGetOwnershipRange(Cref, &rstart_ref, &rend_ref));
-  if (rstart != rstart_ref || rend != rend_ref) {
-    same = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(buf, sizeof(buf), "row ranges differ: [%" PetscInt_FMT ",%" PetscInt_FMT ") vs [%" PetscInt_FMT ",%" PetscInt_FMT ")", rstart, rend, rstart_ref, rend_ref));
-  }
-  for (PetscInt i = rstart; same && i < rend; ++i) {
-    PetscInt           n, nref;
-    const PetscInt    *cols, *cols_ref;
-    const PetscScalar *v, *vref;
-    PetscCall(MatGetRow(C, i, &n, &cols, &v));
-    PetscCall(MatGetRow(Cref, i, &nref, &cols_ref, &vref));
-    if (n != nref) {
-      same = PETSC_FALSE;
-      PetscCall(PetscSNPrintf(buf, sizeof(buf), "row %" PetscInt_FMT ": %" PetscInt_FMT " entries, reference %" PetscInt_FMT, i, n, nref));
-    }
-    for (PetscInt k = 0; same && k < n; ++k) {
-      if (cols[k] != cols_ref[k]) {
-        same = PETSC_FALSE;
-        PetscCall(PetscSNPrintf(buf, sizeof(buf), "row %" PetscInt_FMT ": column %" PetscInt_FMT ", reference %" PetscInt_FMT, i, cols[k], cols_ref[k]));
-      }
-      local[0] = PetscMax(local[0], PetscAbsScalar(v[k] - vref[k]));
-      local[1] = PetscMax(local[1], PetscAbsScalar(vref[k]));
-    }
-    PetscCall(MatRestoreRow(Cref, i, &nref, &cols_ref, &vref));
-    PetscCall(MatRestoreRow(C, i, &n, &cols, &v));
-  }
-  PetscCall(MPIU_Allreduce(&same, &all, 1, MPIU_BOOL, MPI_LAND, comm));
-  PetscCall(MPIU_Allreduce(local, global, 2, MPIU_REAL, MPIU_MAX, comm));
-  *rel = all ? (global[1] > 0 ? global[0] / global[1] : global[0]) : -1;
-  if (!same) {
-    PetscMPIInt rank;
-    PetscCallMPI(MPI_Comm_rank(comm, &rank));
-    PetscCall(PetscSynchronizedPrintf(comm, "  [rank %d] %s\n", (int)rank, buf));
-  }
-  PetscCall(PetscSynchronizedFlush(comm, PETSC_STDOUT));
-  *where = all ? "" : "pattern differs";
   PetscFunctionReturn(0);
 }
 
