@@ -7,8 +7,9 @@
 # installed expected output. Most of those outputs are empty and the checks are matrix-vector based
 # or compare two of our products: *.view.* print the products (-mat_view and the programs' own view
 # options) and compare them, every entry's column and value, with the same program run without the
-# plugin (PETSc's algorithms). engaged.*: -info shows our code took each type on each path. Then
-# ex62, ex93 and ex111 on 2 and 3 ranks (MATMPIAIJ).
+# plugin (PETSc's algorithms); *_vs_petsc.* take one type from us and the rest from PETSc, so that
+# the program's own check compares ours with PETSc's. engaged.*: -info shows our code took each
+# type on each path. Then ex62, ex93 and ex111 on 2 and 3 ranks (MATMPIAIJ).
 # Labels: petsc, products (engaged.*: engaged; on 2 and 3 ranks: mpi).
 #
 # PCLUSTER_TEST_PETSC_NAMES=ON runs the same tests with one of PETSc's own non-default algorithms per
@@ -26,7 +27,7 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
     pcluster_petsc_run(NAME ex62.${f}.all_types.${alg} EXE stock_ex62 EXPECTED ${_out}/ex62_1.out LABEL products
       ARGS ${_load} -fA ${_${f}} -fB ${_${f}} ${_p} ${_v})
   endforeach()
-  # The expected outputs of ex62, ex94, ex101, ex163 and ex258 are empty, and the programs'
+  # The expected outputs of ex62, ex94, ex101, ex163, ex198 and ex258 are empty, and the programs'
   # own checks multiply by vectors (blind to a missing or extra explicit entry), compare two of our
   # products, or are absent (ex62's developer-API R*A*R^T, ex163's A^T*A, ex81's A*A). The .view
   # entries print the products and compare them with the same program's run without the plugin
@@ -117,10 +118,33 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   _pcluster_via(_v ${alg} AB ABC)
   pcluster_petsc_run(NAME ex198.${alg} EXE stock_ex198 EXPECTED ${_out}/ex198.out LABEL products
     ARGS ${_load} -fA ${_ns} -fB ${_spd} -fC ${_ns} ${_v})
+  # The entry above compares two of our products. ex198.ABC_vs_petsc: ours A*B*C only, so the
+  # program's MatEqual compares it with PETSc's A*(B*C): the same row pointers, column indices
+  # and values bit for bit (the data files hold small integers: every sum is exact).
+  _pcluster_via(_v ${alg} ABC)
+  pcluster_petsc_run(NAME ex198.ABC_vs_petsc.${alg} EXE stock_ex198 EXPECTED ${_out}/ex198.out LABEL products
+    ARGS ${_load} -fA ${_ns} -fB ${_spd} -fC ${_ns} ${_v})
+  # ex198.view: ours A*B only (B*C, then A*(B*C)), -mat_view: 9 views, the 4th and 5th ours (the
+  # rest: the inputs and PETSc's MatMatMatMult, which views its inner B*C too); the program's
+  # MatEqual then compares our A*(B*C) with PETSc's MatMatMatMult.
+  _pcluster_via(_v ${alg} AB)
+  pcluster_petsc_run(NAME ex198.view.${alg} EXE stock_ex198 LABEL products REQUIRE_COUNT "9:Mat Object"
+    ARGS ${_load} -fA ${_ns} -fB ${_spd} -fC ${_ns} ${_v} -mat_view
+    REF_ARGS -fA ${_ns} -fB ${_spd} -fC ${_ns} -mat_view)
   # ex209: A^T*B*A via MatPtAP and A^T*A via MatTransposeMatMult, with reuse.
   _pcluster_via(_v ${alg} PtAP AtB)
   pcluster_petsc_run(NAME ex209.${alg} EXE stock_ex209 EXPECTED ${_out}/ex209_1.out LABEL products
     ARGS ${_load} -f ${_ns} ${_v})
+  # The entry above compares two of our products. ex209.PtAP_vs_petsc.view: ours P^T*A*P only, so
+  # the program's MatMultEqual compares it with PETSc's A^T*A; and -mat_view prints 7 views, the
+  # 3rd and 4th ours (initial, reuse; the rest: A, the identity, and PETSc's A^T*A, which views
+  # its inner A^T too), compared with the run without the plugin.
+  _pcluster_via(_v ${alg} PtAP)
+  if(PCLUSTER_TEST_PETSC_NAMES)
+    set(_v -matptap_via scalable)
+  endif()
+  pcluster_petsc_run(NAME ex209.PtAP_vs_petsc.view.${alg} EXE stock_ex209 LABEL products REQUIRE_COUNT "7:Mat Object"
+    ARGS ${_load} -f ${_ns} ${_v} -mat_view REF_ARGS -f ${_ns} -mat_view)
   # ex258: symbolic, then MatProductReplaceMats of A by a copy, then numeric (no prefix).
   foreach(t atb:AtB ptap:PtAP abt:ABt)
     string(REPLACE ":" ";" t "${t}")
