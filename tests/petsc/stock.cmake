@@ -57,9 +57,14 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
     ARGS ${_load} -Mx 3 -My 3 -Mz 3 -matmatmult_via ${alg} -matptap_via ${alg} -mat_view
     REF_ARGS -Mx 3 -My 3 -Mz 3 -mat_view)
   # ex258.view: -product_view prints A*A as a dense product (PETSc's) and as an AIJ one (ours).
-  pcluster_petsc_run(NAME ex258.view.${alg} EXE stock_ex258 REQUIRE_COUNT "1:type: seqaij"
-    ARGS ${_load} -conjugate false -mat_product_algorithm ${alg} -product_view
-    REF_ARGS -conjugate false -product_view)
+  # Its 2x2 products have a full pattern, which the program's MatMultEqual against the dense
+  # product already checks, and two rows that every clustering treats alike: the cluster and the
+  # rowwise kernel only.
+  if(alg STREQUAL "cluster" OR alg STREQUAL "rowwise")
+    pcluster_petsc_run(NAME ex258.view.${alg} EXE stock_ex258 REQUIRE_COUNT "1:type: seqaij"
+      ARGS ${_load} -conjugate false -mat_product_algorithm ${alg} -product_view
+      REF_ARGS -conjugate false -product_view)
+  endif()
   # KSP ex56 "nns" and "2" (3D elasticity, GAMG: the prolongator smoothing A*P and the MIS-k
   # products go through -matmatmult_via; -two_solves re-runs the setup with reuse). The
   # installed ex56 outputs differ in the last digits even for PETSc's own run on this
