@@ -4,9 +4,11 @@
 # by PETSc's own flags (-matmatmult_via, -AB_mat_product_algorithm, -mat_product_algorithm), and
 # checked like PETSc's harness does: exit code 0 (the programs verify their products themselves)
 # and standard output equal to the expected output file installed next to them (or, for ex56, to
-# PETSc's own run here). engaged.* show with -info that the plugin really ran; observe.* check
-# -mat_view ::ascii_info, -log_view (and that reuse is numeric only) and -help; reorder.* and
-# ordering.* run every ordering inside the products and as a PETSc ordering.
+# PETSc's own run here). *.view.* print the products (-mat_view, -product_view) and compare them,
+# every entry's column and value, with the same program run without the plugin, since the expected
+# outputs of ex93, ex96 and ex258 are empty. engaged.* show with -info that the plugin really ran;
+# observe.* check -mat_view ::ascii_info, -log_view (and that reuse is numeric only) and -help;
+# reorder.* and ordering.* run every ordering inside the products and as a PETSc ordering.
 # Label: petsc.
 if(NOT _have_stock)
   return()
@@ -36,6 +38,33 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   # ex258: MatProductCreate without prefix (-mat_product_algorithm), MatProductReplaceMats.
   pcluster_petsc_run(NAME ex258.${alg} EXE stock_ex258 EXPECTED ${_out}/ex258_1.out
     ARGS ${_load} -conjugate false -mat_product_algorithm ${alg})
+  # The expected outputs of ex93, ex96 and ex258 are empty, and their own checks multiply by
+  # vectors (blind to a missing or extra explicit entry). The .view entries print the products
+  # and compare them with the same program's run without the plugin (PETSc's own algorithms):
+  # every entry's column and value in PETSc's ASCII format (6 significant digits, which leaves
+  # room for the last bits of a different summation order). REQUIRE_COUNT: the views are there.
+  # ex93.view: -mat_view prints every matrix at its assembly: 15 views, of which ours are
+  # C = A^T*A and D = C*A (initial and reuse each), P^T*A*P (initial, reuse), the rectangular
+  # P^T*A*P (twice: the program assembles it again) and D = A*A^T (initial, reuse after MatScale).
+  # PETSc's A*B^T cannot be viewed at all: its symbolic phase assembles B^T without values, and
+  # that view crashes; so the reference takes A*A^T with our rowwise kernel, the rest with PETSc's.
+  pcluster_petsc_run(NAME ex93.view.${alg} EXE stock_ex93 REQUIRE_COUNT "15:Mat Object"
+    ARGS ${_load} -matmatmult_via ${alg} -matptap_via ${alg} -matmattransmult_via ${alg} -mat_view
+    REF_ARGS ${_load} -matmattransmult_via rowwise -mat_view)
+  # ex96.view: a smaller grid (125 x 27 interpolation), -mat_view: the DMDA operators, P, then
+  # A*P (initial, 2 reuses) and P^T*A*P (initial, reuse), both ours; 9 views.
+  pcluster_petsc_run(NAME ex96.view.${alg} EXE stock_ex96 REQUIRE_COUNT "9:Mat Object"
+    ARGS ${_load} -Mx 3 -My 3 -Mz 3 -matmatmult_via ${alg} -matptap_via ${alg} -mat_view
+    REF_ARGS -Mx 3 -My 3 -Mz 3 -mat_view)
+  # ex258.view: -product_view prints A*A as a dense product (PETSc's) and as an AIJ one (ours).
+  # Its 2x2 products have a full pattern, which the program's MatMultEqual against the dense
+  # product already checks, and two rows that every clustering treats alike: the cluster and the
+  # rowwise kernel only.
+  if(alg STREQUAL "cluster" OR alg STREQUAL "rowwise")
+    pcluster_petsc_run(NAME ex258.view.${alg} EXE stock_ex258 REQUIRE_COUNT "1:type: seqaij"
+      ARGS ${_load} -conjugate false -mat_product_algorithm ${alg} -product_view
+      REF_ARGS -conjugate false -product_view)
+  endif()
   # KSP ex56 "nns" and "2" (3D elasticity, GAMG: the prolongator smoothing A*P and the MIS-k
   # products go through -matmatmult_via; -two_solves re-runs the setup with reuse). The
   # installed ex56 outputs differ in the last digits even for PETSc's own run on this
