@@ -5,6 +5,7 @@
 // numeric walk the same table, so a type cannot compute its pattern one way and its values another.
 #include "pcluster/product.hpp"
 
+#include "fault_injection.hpp"
 #include "parallel.hpp"
 
 #include <algorithm>
@@ -105,6 +106,9 @@ struct ProductPlan<I, V>::Impl {
   CsrMatrix<I, V> temps[2]; // slots kTemp0, kTemp1
   Count nnz_result = 0;
   Count flops = 0;
+#ifdef PCLUSTER_FAULT_INJECTION
+  detail::FaultyResult<I, V> faulty; // the true result, when PCLUSTER_FAULT asks for a wrong one
+#endif
   double seconds_symbolic = 0, seconds_clustering = 0;
 
   // The matrix in a slot; the result slot has no view here (the caller owns it).
@@ -148,6 +152,9 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
       const std::shared_ptr<const LeftAnalysis<I>> reuse = spec.left == 0 ? a_analysis : nullptr;
       if (spec.out == kResult) {
         step.spgemm = SpgemmPlan<I, V>::symbolic(L, R, o, c_rowptr, c_colidx, c_values, reuse);
+#ifdef PCLUSTER_FAULT_INJECTION
+        if (const detail::Fault f = detail::fault_from_environment(); f != detail::Fault::None) im.faulty.make(f, R.ncols, c_rowptr, c_colidx, c_values);
+#endif
         im.nnz_result = static_cast<Count>(c_colidx.size());
       } else {
         CsrMatrix<I, V> &T = im.temps[spec.out - kTemp0];
@@ -189,6 +196,15 @@ void ProductPlan<I, V>::numeric(const std::vector<CsrView<I, V>> &ops, const Csr
       } else std::fill(T.values.begin(), T.values.end(), V(1));
     } else {
       const CsrView<I, V> R = im.view(ops, spec.right);
+#ifdef PCLUSTER_FAULT_INJECTION
+      if (spec.out == kResult && im.faulty.fault() != detail::Fault::None) { // the true product, then the faulty one from it
+        CsrMatrix<I, V> &T = im.faulty.truth();
+        T.values.resize(T.colidx.size());
+        step.spgemm.numeric(L, R, T.view(), T.values.data());
+        im.faulty.numeric_done(c_values);
+        continue;
+      }
+#endif
       if (spec.out == kResult) step.spgemm.numeric(L, R, C, c_values);
       else {
         CsrMatrix<I, V> &T = im.temps[spec.out - kTemp0];

@@ -11,6 +11,8 @@
 #include "petscclusterimpl.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 PetscErrorCode MatClusterGetOperands_Private(Mat C, MatType type, MatClusterOperands *ops)
@@ -262,5 +264,17 @@ PetscErrorCode MatClusterNumericBegin_Private(Mat C, MatType type, MatClusterPro
       base->numeric_count++;
     }
   }
+#if defined(PCLUSTER_FAULT_INJECTION)
+  { /* negative control (src/fault_injection.hpp): the plugin's own reuse skips the kernels after a first numeric phase */
+    const char *fault = std::getenv("PCLUSTER_FAULT");
+    if (!*current && base->numeric_count > 0 && fault && !std::strcmp(fault, "stale")) {
+      PetscCall(PetscInfo(C, "petsc-cluster: PCLUSTER_FAULT=stale: numeric phase skipped\n"));
+      base->numeric_count++;
+      PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY)); /* as a numeric phase ends, only the values are old */
+      PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+      *current = PETSC_TRUE;
+    }
+  }
+#endif
   PetscFunctionReturn(0);
 }
