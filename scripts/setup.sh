@@ -2,6 +2,9 @@
 # Installs what the project needs (Debian bookworm packages) and builds it into ./build.
 # Usage: scripts/setup.sh            (idempotent; skips apt when everything is already installed)
 #        scripts/setup.sh --packages (the packages only, no build: scripts/fuzz.sh builds its own)
+#        scripts/setup.sh --fault-injection  (the build of scripts/test.sh: with the negative
+#                                     controls compiled in, PCLUSTER_FAULT_INJECTION; without the
+#                                     flag the build is a clean one, as for benchmarks)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +24,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 [ "${1:-}" = --packages ] && exit 0
 
-echo "== configuring and building (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+faults=OFF
+[ "${1:-}" = --fault-injection ] && faults=ON
+echo "== configuring and building (build/, fault injection $faults)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPCLUSTER_FAULT_INJECTION=$faults
 cmake --build build -j"$(nproc)"

@@ -16,7 +16,7 @@ set(_api_args "")
 if(PCLUSTER_TEST_PETSC_NAMES)
   set(_api_args -petsc_names)
 endif()
-pcluster_petsc_run(NAME plugin_api EXE petsc_plugin_api REQUIRE_REGEX "all plugin API checks passed" ARGS ${_api_args})
+pcluster_petsc_run(NAME plugin_api EXE petsc_plugin_api REQUIRE_REGEX "all plugin API checks passed" NEGATIVE mat ARGS ${_api_args})
 pcluster_petsc_run(NAME plugin_api.dll_append_too EXE petsc_plugin_api
   REQUIRE_REGEX "all plugin API checks passed" ARGS -dll_append ${_plugin} ${_api_args})
 

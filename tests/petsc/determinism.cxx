@@ -3,7 +3,8 @@ and when run again: for every MatProduct type and algorithm of ours, on MATAIJ o
 rank, MPIAIJ on several), each thread count of -threads computes C by MatProductSymbolic +\n\
 MatProductNumeric (then MatProductNumeric again) and by the user API (MatMatMult() & co., fused, then\n\
 MAT_REUSE_MATRIX with the same values); every result must equal the first one bit for bit (row by row,\n\
-columns and values compared with memcmp), and the MAT_REUSE_MATRIX result the fused one it reuses.\n\
+columns and values compared with memcmp), and the MAT_REUSE_MATRIX result the fused one it reuses;\n\
+and the first one must equal PETSc's own product (its default algorithm; examples/product_check.hpp).\n\
 Then prints one line per product with a digest of C (its global rows, columns and value bits;\n\
 independent of the row distribution): two runs of the program print the same lines, whatever their\n\
 -threads order (ctest compares two runs). Values, hence digests, may differ between numbers of ranks\n\
@@ -22,6 +23,7 @@ ABC (R*A*P with R = P^T), R = P^T for RARt. Exits with code 1 on any difference.
 #include <petscmat.h>
 
 #include "../../examples/problem.hpp"
+#include "../../examples/product_check.hpp"
 #include "test_matrices.hpp"
 #include "user_products.hpp"
 
@@ -180,7 +182,19 @@ int main(int argc, char **argv)
           PetscCall(PetscOptionsSetValue(NULL, (std::string("-") + prefix + "mat_cluster_reorder").c_str(), order));
           /* Symbolic + numeric, then numeric again: the same bits */
           PetscCall(DeveloperProduct(ti->type, alg.c_str(), prefix, X, Y, Z, &Cdev));
-          if (!first) PetscCall(MatDuplicate(Cdev, MAT_COPY_VALUES, &first));
+          if (!first) { /* the reference of every other run: first checked against PETSc's own product */
+            Mat          Cref;
+            ProductCheck r;
+            PetscCall(MatDuplicate(Cdev, MAT_COPY_VALUES, &first));
+            PetscCall(DeveloperProduct(ti->type, "default", "ref_", X, Y, Z, &Cref));
+            PetscCall(CheckProduct(ti->type, X, Y, Z, first, Cref, ProductCheckOptions(), &r));
+            ++checks;
+            if (!r.ok) {
+              ++failures;
+              PetscCall(PetscPrintf(comm, "FAILED: %s with %" PetscInt_FMT " thread(s) differs from PETSc's product: %s\n", what.c_str(), threads[0], r.message.c_str()));
+            }
+            PetscCall(MatDestroy(&Cref));
+          }
           PetscCall(check(Cdev, "symbolic+numeric", t));
           PetscCall(MatProductNumeric(Cdev));
           PetscCall(check(Cdev, "numeric again", t));

@@ -9,7 +9,11 @@ target_link_libraries(petsc_mpi_products PRIVATE petsccluster pcluster_support P
 target_include_directories(petsc_mpi_products PRIVATE "${PROJECT_SOURCE_DIR}/examples")
 target_compile_options(petsc_mpi_products PRIVATE -Wall -Wextra)
 foreach(np 1 2 3 4)
-  pcluster_petsc_run(NAME mpi.products.p7.np${np} EXE petsc_mpi_products NP ${np} ENV OMP_NUM_THREADS=1
+  set(_neg "")
+  if(np EQUAL 2)
+    set(_neg NEGATIVE mat) # the negative controls of the MPI layer (tests/negative)
+  endif()
+  pcluster_petsc_run(NAME mpi.products.p7.np${np} EXE petsc_mpi_products NP ${np} ENV OMP_NUM_THREADS=1 ${_neg}
     REQUIRE_REGEX " 0 failed" ARGS -gen p7 -n 8)
 endforeach()
 pcluster_petsc_run(NAME mpi.products.p7.uneven.np3 EXE petsc_mpi_products NP 3 ENV OMP_NUM_THREADS=1

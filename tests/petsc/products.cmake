@@ -19,6 +19,10 @@ if(NOT _have_stock)
 endif()
 
 foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
+  set(_vneg "") # the negative controls of the stock programs' views (tests/negative), for one algorithm
+  if(alg STREQUAL "cluster")
+    set(_vneg NEGATIVE view)
+  endif()
   # ex62 on the three shipped data files: A*B, P^T*B, B*R^T, P^T*A*P, R*A*R^T (P rectangular,
   # random) through both APIs with reuse after MatScale, MatProductClear and MatDuplicate.
   _pcluster_via(_v ${alg} AB AtB ABt PtAP RARt)
@@ -38,7 +42,7 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   # the developer API's A*B (numeric, numeric after MatScale), P^T*B, P^T*A*P and R*A*R^T (numeric
   # twice each), and B*R^T (MatMatTransposeMult's reuse).
   set(_ex62_views -AB_mat_view -AtB_mat_view -ABt_mat_view -PtAP_mat_view -RARt_mat_view)
-  pcluster_petsc_run(NAME ex62.ns.view.${alg} EXE stock_ex62 LABEL products
+  pcluster_petsc_run(NAME ex62.ns.view.${alg} EXE stock_ex62 ${_vneg} NEGATIVE_ALSO "Error (in|:) [^\n]*(A\\*B|Mat[A-Za-z_]+)" LABEL products
     REQUIRE_COUNT "2:Mat Object: \\(AB_\\)" "2:Mat Object: \\(AtB_\\)" "1:Mat Object: \\(ABt_\\)"
                   "2:Mat Object: \\(PtAP_\\)" "2:Mat Object: \\(RARt_\\)"
     ARGS ${_load} -fA ${_ns} -fB ${_ns} ${_p} ${_v} ${_ex62_views}
@@ -66,7 +70,7 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   endforeach()
   # ex94.ns.view: the products with a prefix: A*B (the two reuses after MatScale) and B*R^T (reuse).
   set(_ex94_views -matmatmult_mat_view -matmatmulttr_mat_view)
-  pcluster_petsc_run(NAME ex94.ns.view.${alg} EXE stock_ex94 LABEL products
+  pcluster_petsc_run(NAME ex94.ns.view.${alg} EXE stock_ex94 ${_vneg} NEGATIVE_ALSO "Error(:| in) Mat[A-Za-z]+\\(\\)" LABEL products
     REQUIRE_COUNT "2:Mat Object: \\(matmatmult_\\)" "1:Mat Object: \\(matmatmulttr_\\)"
     ARGS ${_load} -f0 ${_ns} -f1 ${_ns} -viewer_binary_skip_info ${_v} ${_ex94_views}
     REF_ARGS -f0 ${_ns} -f1 ${_ns} -viewer_binary_skip_info ${_ex94_views})
@@ -83,7 +87,7 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   pcluster_petsc_run(NAME ex81.AtB.${alg} EXE stock_ex81 EXPECTED ${_out}/ex81_1.out LABEL products ARGS ${_load} ${_p_atb})
   # ex81.view: A*A too (prefix AB_), viewed at the numeric phase's assembly (with the forced
   # diagonal entry of the empty row 0); then the program's view of A^T*A.
-  pcluster_petsc_run(NAME ex81.view.${alg} EXE stock_ex81 LABEL products REQUIRE_COUNT "1:Mat Object: \\(AB_\\)"
+  pcluster_petsc_run(NAME ex81.view.${alg} EXE stock_ex81 ${_vneg} NEGATIVE_ALSO "Inserting a new nonzero" NEGATIVE_FAULTS perturb drop zero nan swap LABEL products REQUIRE_COUNT "1:Mat Object: \\(AB_\\)"
     ARGS ${_load} ${_p} -AB_mat_view REF_ARGS -AB_mat_view)
   # ex101: P^T*A*P with an AIJ P (ours) equal (MatEqual) to the same with a MAIJ P (PETSc's kernel,
   # whatever the algorithm name): mixed operands are handed over.
@@ -96,7 +100,7 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   if(PCLUSTER_TEST_PETSC_NAMES)
     set(_a scalable)
   endif()
-  pcluster_petsc_run(NAME ex101.view.${alg} EXE stock_ex101 LABEL products REQUIRE_COUNT "8:Mat Object"
+  pcluster_petsc_run(NAME ex101.view.${alg} EXE stock_ex101 ${_vneg} NEGATIVE_ALSO "MatProduct C != mC" NEGATIVE_FAULTS perturb drop zero nan swap LABEL products REQUIRE_COUNT "8:Mat Object"
     ARGS ${_load} -matptap_via ${_a} -mat_product_algorithm ${_a} -mat_view REF_ARGS -mat_view)
   # ex111: R*A*P on DMDA interpolation (developer API without prefix, and MatMatMatMult with
   # reuse), MatEqual to MatPtAP.
@@ -112,7 +116,7 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   pcluster_petsc_run(NAME ex163.${alg} EXE stock_ex163 EXPECTED ${_out}/ex163.out LABEL products
     ARGS ${_load} -f ${_spd} ${_v})
   # ex163.view: -view_mats prints 5 views: A, our A^T*A, then B and PETSc's products with a dense B.
-  pcluster_petsc_run(NAME ex163.view.${alg} EXE stock_ex163 LABEL products REQUIRE_COUNT "5:Mat Object"
+  pcluster_petsc_run(NAME ex163.view.${alg} EXE stock_ex163 ${_vneg} NEGATIVE_FAULTS perturb drop zero nan swap LABEL products REQUIRE_COUNT "5:Mat Object"
     ARGS ${_load} -f ${_spd} ${_v} -view_mats REF_ARGS -f ${_spd} -view_mats)
   # ex198: A*(B*C) by two MatMatMult equal (MatEqual) to MatMatMatMult(A,B,C) with reuse.
   _pcluster_via(_v ${alg} AB ABC)
@@ -128,7 +132,7 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   # rest: the inputs and PETSc's MatMatMatMult, which views its inner B*C too); the program's
   # MatEqual then compares our A*(B*C) with PETSc's MatMatMatMult.
   _pcluster_via(_v ${alg} AB)
-  pcluster_petsc_run(NAME ex198.view.${alg} EXE stock_ex198 LABEL products REQUIRE_COUNT "9:Mat Object"
+  pcluster_petsc_run(NAME ex198.view.${alg} EXE stock_ex198 ${_vneg} NEGATIVE_ALSO "ABC != D" NEGATIVE_FAULTS perturb drop zero nan swap LABEL products REQUIRE_COUNT "9:Mat Object"
     ARGS ${_load} -fA ${_ns} -fB ${_spd} -fC ${_ns} ${_v} -mat_view
     REF_ARGS -fA ${_ns} -fB ${_spd} -fC ${_ns} -mat_view)
   # ex209: A^T*B*A via MatPtAP and A^T*A via MatTransposeMatMult, with reuse.
@@ -143,7 +147,7 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   if(PCLUSTER_TEST_PETSC_NAMES)
     set(_v -matptap_via scalable)
   endif()
-  pcluster_petsc_run(NAME ex209.PtAP_vs_petsc.view.${alg} EXE stock_ex209 LABEL products REQUIRE_COUNT "7:Mat Object"
+  pcluster_petsc_run(NAME ex209.PtAP_vs_petsc.view.${alg} EXE stock_ex209 ${_vneg} NEGATIVE_ALSO "A\\^T\\*A != At\\*A" NEGATIVE_FAULTS perturb drop zero nan swap LABEL products REQUIRE_COUNT "7:Mat Object"
     ARGS ${_load} -f ${_ns} ${_v} -mat_view REF_ARGS -f ${_ns} -mat_view)
   # ex258: symbolic, then MatProductReplaceMats of A by a copy, then numeric (no prefix).
   foreach(t atb:AtB ptap:PtAP abt:ABt)

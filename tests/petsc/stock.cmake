@@ -15,6 +15,10 @@ if(NOT _have_stock)
 endif()
 
 foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
+  set(_vneg "") # the negative controls of the stock programs' views (tests/negative), for one algorithm
+  if(alg STREQUAL "cluster")
+    set(_vneg NEGATIVE view)
+  endif()
   # ex93: MatMatMult (initial + reuse) of 3x3 matrices, checked by MatMatMultEqual.
   pcluster_petsc_run(NAME ex93.${alg} EXE stock_ex93 EXPECTED ${_out}/ex93_1.out
     ARGS ${_load} -matmatmult_via ${alg})
@@ -48,12 +52,12 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   # P^T*A*P (twice: the program assembles it again) and D = A*A^T (initial, reuse after MatScale).
   # PETSc's A*B^T cannot be viewed at all: its symbolic phase assembles B^T without values, and
   # that view crashes; so the reference takes A*A^T with our rowwise kernel, the rest with PETSc's.
-  pcluster_petsc_run(NAME ex93.view.${alg} EXE stock_ex93 REQUIRE_COUNT "15:Mat Object"
+  pcluster_petsc_run(NAME ex93.view.${alg} EXE stock_ex93 ${_vneg} NEGATIVE_ALSO "(MatMatMult|MatMatTranspose|MatPtAP)[^\n]* != " REQUIRE_COUNT "15:Mat Object"
     ARGS ${_load} -matmatmult_via ${alg} -matptap_via ${alg} -matmattransmult_via ${alg} -mat_view
     REF_ARGS ${_load} -matmattransmult_via rowwise -mat_view)
   # ex96.view: a smaller grid (125 x 27 interpolation), -mat_view: the DMDA operators, P, then
   # A*P (initial, 2 reuses) and P^T*A*P (initial, reuse), both ours; 9 views.
-  pcluster_petsc_run(NAME ex96.view.${alg} EXE stock_ex96 REQUIRE_COUNT "9:Mat Object"
+  pcluster_petsc_run(NAME ex96.view.${alg} EXE stock_ex96 ${_vneg} NEGATIVE_ALSO "Error: (MatMatMult|MatPtAP)\\(\\)" REQUIRE_COUNT "9:Mat Object"
     ARGS ${_load} -Mx 3 -My 3 -Mz 3 -matmatmult_via ${alg} -matptap_via ${alg} -mat_view
     REF_ARGS -Mx 3 -My 3 -Mz 3 -mat_view)
   # ex258.view: -product_view prints A*A as a dense product (PETSc's) and as an AIJ one (ours).
@@ -61,7 +65,7 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   # product already checks, and two rows that every clustering treats alike: the cluster and the
   # rowwise kernel only.
   if(alg STREQUAL "cluster" OR alg STREQUAL "rowwise")
-    pcluster_petsc_run(NAME ex258.view.${alg} EXE stock_ex258 REQUIRE_COUNT "1:type: seqaij"
+    pcluster_petsc_run(NAME ex258.view.${alg} EXE stock_ex258 ${_vneg} NEGATIVE_ALSO "Bdense != B" NEGATIVE_FAULTS perturb drop nan swap REQUIRE_COUNT "1:type: seqaij"
       ARGS ${_load} -conjugate false -mat_product_algorithm ${alg} -product_view
       REF_ARGS -conjugate false -product_view)
   endif()

@@ -10,7 +10,9 @@
 #                    [REQUIRE_REGEX <regex>] [FORBID_REGEX <regex>] [LOG_LESS <evA<evB,...>]
 #                    [REQUIRE_COUNT <n>:<regex> ...] [REF_NP <ranks>] [SKIP_RETURN_CODE <code>]
 #                    [WORKDIR <dir>] [LABEL <sublabel>] [NP <ranks>] [ENV var=value ...]
-#                    [WRAP <command> ...] [OWN_LEAK_CHECK] ARGS ... [REF_ARGS ...])
+#                    [WRAP <command> ...] [OWN_LEAK_CHECK]
+#                    [NEGATIVE <layer> [NEGATIVE_FAULTS f ...] [NEGATIVE_ALSO <regex>]]
+#                    ARGS ... [REF_ARGS ...])
 # The program runs with -malloc_dump, and fails on a report of unfreed memory; and with
 # -malloc_debug unless under mpiexec (malloc_dump.cmake). OWN_LEAK_CHECK: the program checks
 # PETSc's memory itself, case by case (bad_input.cxx, some of whose cases make PETSc leak on its own
@@ -22,12 +24,15 @@
 # LOG_LESS: in the -log_view output, event A ran fewer times than event B (see run_compare.cmake).
 # REQUIRE_COUNT: each regex matches the output exactly n times (at most 9).
 # REF_NP: the reference run (REF_ARGS) on this many ranks instead of NP.
+# NEGATIVE: also the negative controls of this run (tests/negative/negative.cmake, in a build with
+# PCLUSTER_FAULT_INJECTION): with each fault (or those of NEGATIVE_FAULTS) injected it must fail
+# with the message of <layer> (mat, view, amg, hist), or with NEGATIVE_ALSO (the program's own check).
 # SKIP_RETURN_CODE: the program exiting with this code (e.g. 77: a shared matrix is missing) is a
 # skipped test, reported as such by ctest; any other nonzero code still fails. (The test runs
 # run_compare.cmake, and cmake -P cannot exit with a given code before CMake 3.29: the script prints
 # PCLUSTER_TEST_SKIPPED for that code only, and the test's SKIP_REGULAR_EXPRESSION matches it.)
 function(pcluster_petsc_run)
-  cmake_parse_arguments(T "OWN_LEAK_CHECK" "NAME;EXE;EXPECTED;FILTER_OUT;REQUIRE_REGEX;FORBID_REGEX;LOG_LESS;WORKDIR;LABEL;NP;REF_NP;SKIP_RETURN_CODE" "ARGS;REF_ARGS;ENV;REQUIRE_COUNT;WRAP" ${ARGN})
+  cmake_parse_arguments(T "OWN_LEAK_CHECK" "NAME;EXE;EXPECTED;FILTER_OUT;REQUIRE_REGEX;FORBID_REGEX;LOG_LESS;WORKDIR;LABEL;NP;REF_NP;SKIP_RETURN_CODE;NEGATIVE;NEGATIVE_ALSO" "ARGS;REF_ARGS;ENV;REQUIRE_COUNT;WRAP;NEGATIVE_FAULTS" ${ARGN})
   if(NOT T_WORKDIR)
     set(T_WORKDIR "${CMAKE_CURRENT_BINARY_DIR}")
   endif()
@@ -93,6 +98,10 @@ function(pcluster_petsc_run)
   set_tests_properties(petsc.${T_NAME} PROPERTIES LABELS "${_labels}" TIMEOUT 300 ENVIRONMENT "${_test_env};${T_ENV}")
   if(DEFINED T_SKIP_RETURN_CODE)
     set_tests_properties(petsc.${T_NAME} PROPERTIES SKIP_REGULAR_EXPRESSION "PCLUSTER_TEST_SKIPPED: ")
+  endif()
+  if(T_NEGATIVE)
+    pcluster_negative(NAME ${T_NAME} LAYER ${T_NEGATIVE} FAULTS ${T_NEGATIVE_FAULTS} ALSO "${T_NEGATIVE_ALSO}" LABELS ${_labels} ENVIRONMENT "${_test_env};${T_ENV}"
+      COMMAND ${_cmd} -P "${CMAKE_CURRENT_SOURCE_DIR}/run_compare.cmake")
   endif()
 endfunction()
 
