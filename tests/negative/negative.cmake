@@ -32,7 +32,7 @@ foreach(f IN LISTS PCLUSTER_FAULTS)
 endforeach()
 
 # pcluster_negative(NAME <name> LAYER <csr|mat|view|amg|hist> [FAULTS f ...] [EXPECT_<fault> <regex>]
-#                   [ALSO <regex>] [LABELS l ...] [ENVIRONMENT e ...] [TIMEOUT s] COMMAND <command> [args...])
+#                   [ALSO <regex>] [SKIP_REGULAR_EXPRESSION <regex>] [LABELS l ...] [ENVIRONMENT e ...] [TIMEOUT s] COMMAND <command> [args...])
 # negative.<name>.<fault> for each fault (default: all): <command> with the fault must fail with the
 # layer's message for it (or EXPECT_<fault> instead), or with ALSO: the words of a program's own
 # check against PETSc's product (a stock program that stops at its own check before it prints).
@@ -40,7 +40,7 @@ function(pcluster_negative)
   if(NOT PCLUSTER_FAULT_INJECTION)
     return()
   endif()
-  set(_one NAME LAYER TIMEOUT ALSO)
+  set(_one NAME LAYER TIMEOUT ALSO SKIP_REGULAR_EXPRESSION)
   foreach(f IN LISTS PCLUSTER_FAULTS)
     list(APPEND _one EXPECT_${f})
   endforeach()
@@ -65,5 +65,8 @@ function(pcluster_negative)
     add_test(NAME negative.${N_NAME}.${f}
       COMMAND ${CMAKE_COMMAND} -DFAULT=${f} "-DEXPECT=${_re}" -P "${PROJECT_SOURCE_DIR}/tests/negative/run_negative.cmake" -- ${N_COMMAND})
     set_tests_properties(negative.${N_NAME}.${f} PROPERTIES LABELS "negative;${N_LABELS}" TIMEOUT ${N_TIMEOUT} ENVIRONMENT "${N_ENVIRONMENT}")
+    if(N_SKIP_REGULAR_EXPRESSION) # the test it controls is skipped (e.g. a shared matrix is missing): so is it
+      set_tests_properties(negative.${N_NAME}.${f} PROPERTIES SKIP_REGULAR_EXPRESSION "${N_SKIP_REGULAR_EXPRESSION}")
+    endif()
   endforeach()
 endfunction()
