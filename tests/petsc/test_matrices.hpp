@@ -100,7 +100,7 @@ inline PetscErrorCode SameBits(Mat X, Mat Y, PetscBool *same)
     const PetscScalar *vx, *vy;
     PetscCall(MatGetRow(X, i, &nx, &cx, &vx));
     PetscCall(MatGetRow(Y, i, &ny, &cy, &vy));
-    mine = (PetscBool)(nx == ny && !std::memcmp(cx, cy, sizeof(PetscInt) * nx) && !std::memcmp(vx, vy, sizeof(PetscScalar) * nx));
+    mine = (PetscBool)(nx == ny && (nx == 0 || (!std::memcmp(cx, cy, sizeof(PetscInt) * nx) && !std::memcmp(vx, vy, sizeof(PetscScalar) * nx)))); /* an empty row's arrays may be null */
     PetscCall(MatRestoreRow(Y, i, &ny, &cy, &vy));
     PetscCall(MatRestoreRow(X, i, &nx, &cx, &vx));
   }
