@@ -14,6 +14,8 @@
 //                                              kPositions), before the first row of a phase
 //   void reset(Count expected);                start a row/cluster with <= expected columns
 //   bool mark(I j);                            record column j (no slot); true if new
+//   I *mark_new(const I *first, const I *last, I *out); mark() each of [first, last), appending the
+//                                              new ones to out; returns out's new end
 //   I insert<Track>(I j, bool &inserted);      slot of j, a new one if j is new; with Track the
 //                                              column is also recorded as mark() does
 //   I find(I j) const;                         slot of a column inserted since reset()
@@ -163,6 +165,29 @@ class DenseColumnMap {
     hi_ = std::max(hi_, j);
     return true;
   }
+  // mark() for each column of [first, last), the new ones appended to out: the row-wise symbolic
+  // loop. The map's pointers and window stay in registers; calling mark() per column, each store
+  // through out (an I*, which may alias them) made the compiler reload them.
+  I *mark_new(const I *__restrict first, const I *last, I *__restrict out)
+  {
+    std::uint64_t *const __restrict bits = bits_.get();
+    std::uint64_t *const __restrict summary = summary_.get();
+    I lo = lo_, hi = hi_;
+    for (; first < last; ++first) {
+      const I j = *first;
+      const std::size_t wi = static_cast<std::size_t>(j) >> 6;
+      const std::uint64_t bit = std::uint64_t(1) << (j & 63), w = bits[wi];
+      if (w & bit) continue;
+      bits[wi] = w | bit;
+      summary[wi >> 6] |= std::uint64_t(1) << (wi & 63);
+      lo = std::min(lo, j);
+      hi = std::max(hi, j);
+      *out++ = j;
+    }
+    lo_ = lo;
+    hi_ = hi;
+    return out;
+  }
   template <bool Track = false>
   I insert(I j, bool &inserted)
   {
@@ -207,10 +232,6 @@ class DenseColumnMap {
     }
   }
 
-  // Row-wise numeric: C's columns of the row map to their positions in the row. Half the bytes of
-  // a value array, so a row's column window stays in L1 where a dense value array spilled to L2
-  // (measured 1.4x on a 27-point elasticity A*A), and no reset: only C's columns are ever looked
-  // up, just after being bound.
   // Row-wise numeric: C's columns of the row map to their positions in the row (the slot array).
   // Half the bytes of a value array, so a row's column window stays in L1 where a dense value
   // array spilled to L2 (measured 1.4x on a 27-point elasticity A*A), and no reset: only C's columns
@@ -274,6 +295,12 @@ class HashColumnMap {
     bool inserted;
     position_of(j, inserted);
     return inserted;
+  }
+  I *mark_new(const I *first, const I *last, I *out)
+  {
+    for (; first < last; ++first)
+      if (mark(*first)) *out++ = *first;
+    return out;
   }
   template <bool Track = false>
   I insert(I j, bool &inserted)
