@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstring>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -216,6 +218,53 @@ TEMPLATE_TEST_CASE("numeric reuse after the values of A and B change gives the n
       // And again (the plan is const and reusable any number of times).
       REQUIRE_NOTHROW(plan.numeric(A3.view(), B2.view(), Cv, P.values.data()));
       CHECK(pctest::compare_csr<I>(ref3, A.nrows, B.ncols, P.rowptr, P.colidx, P.values) == "");
+    }
+  }
+}
+
+TEST_CASE("Auto: dense and hash rows side by side in one chunk, symbolic and numeric reuse, any thread count", "[spgemm][reuse][threads]")
+{
+  // 2^20 columns and far fewer multiply-adds, so Auto takes the dense map only for the heavy rows
+  // (every 10th: ~80k columns each, >= ncols/16) and the hash map for the rest: the numeric phase
+  // dispatches runs of rows by their map, and a run must end where the kind changes.
+  using I = std::int32_t;
+  const std::int64_t n = std::int64_t(1) << 20;
+  Dense2 Bd{8, n, {}};
+  std::mt19937_64 rng(77);
+  for (std::int64_t k = 0; k < 8; ++k)
+    for (int e = 0; e < (k < 4 ? 20000 : 10); ++e) Bd.entries[{k, static_cast<std::int64_t>(rng() % n)}] = pctest::random_value(rng);
+  Dense2 Ad{40, 8, {}};
+  for (std::int64_t i = 0; i < 40; ++i) {
+    if (i % 10 == 0)
+      for (std::int64_t k = 0; k < 4; ++k) Ad.entries[{i, k}] = pctest::random_value(rng);
+    else if (i % 10 != 5) { // rows 5, 15, ...: empty
+      Ad.entries[{i, 4 + i % 4}] = pctest::random_value(rng);
+      Ad.entries[{i, 4 + (i + 1) % 4}] = pctest::random_value(rng);
+    }
+  }
+  const Dense2 A2d = pctest::revalue(Ad, 78);
+  const auto A = pctest::to_csr<I>(Ad), A2 = pctest::to_csr<I>(A2d), B = pctest::to_csr<I>(Bd);
+  const pctest::Reference ref = pctest::reference_of(Ad, Bd), ref2 = pctest::reference_of(A2d, Bd);
+  std::vector<double> first;
+  for (int threads : {1, 2, 4}) {
+    SpgemmOptions o;
+    o.kernel = Kernel::Rowwise;
+    o.accumulator = Accumulator::Auto;
+    o.num_threads = threads;
+    INFO("threads " << threads);
+    SpgemmPlan<I, double> plan;
+    Product<I> P;
+    REQUIRE_NOTHROW(P = run<I>(A.view(), B.view(), o, &plan));
+    CHECK(plan.stats().rows_dense == 4); // the heavy rows, and only they
+    CHECK(pctest::compare_csr<I>(ref, A.nrows, B.ncols, P.rowptr, P.colidx, P.values) == "");
+    const CsrView<I, double> Cv{A.nrows, B.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
+    std::fill(P.values.begin(), P.values.end(), -777.0);
+    REQUIRE_NOTHROW(plan.numeric(A2.view(), B.view(), Cv, P.values.data()));
+    CHECK(pctest::compare_csr<I>(ref2, A.nrows, B.ncols, P.rowptr, P.colidx, P.values) == "");
+    if (first.empty()) first = P.values;
+    else { // bit-identical across thread counts
+      REQUIRE(P.values.size() == first.size());
+      CHECK(std::memcmp(P.values.data(), first.data(), first.size() * sizeof(double)) == 0);
     }
   }
 }
