@@ -33,6 +33,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -57,7 +59,11 @@ inline const char *const kPetscDefault = "sorted"; /* what "default" resolves to
   "  -shuffle <seed>        apply a random symmetric permutation P A P^T (by node: blocks of 3 for e27,\n" \
   "                         else -shuffle_block_size, default 1)\n" \
   "  -suite                 the generated suite of design/benchmarks.md (9 matrices)\n" \
-  "  -suite_scale <s>       multiply the suite's row counts by s (e.g. 0.05 for CI; default 1)\n" \
+  "  -suite_scale <s>       multiply the suite's (and the sweep's) row counts by s (e.g. 0.05 for CI; default 1)\n" \
+  "  -sweep                 the sweep: p7 at n = 40..100 (5 sizes), s27 and e27 at 3 sizes each, R-MAT scales\n" \
+  "                         12..16, 2D geometric graphs of 0.3M, 1M, 3M points, each natural and shuffled\n" \
+  "  -sweep_seeds <s1,...>  the sweep once per seed (values, random graphs and shuffle; default 1)\n" \
+  "  -shared_matrices <dir> every .mtx file of the folder (e.g. ../shared/matrices), after the suite or sweep\n" \
   "  -files <f1,f2,...>     matrix files (as -f), run after the suite with -suite, else instead of -f/-gen\n"
 /* ... and of what BenchSetUp() sets */
 #define BENCH_HELP_REUSE_ANALYSIS \
@@ -92,8 +98,64 @@ struct Figures {
   PetscInt64  nnz_c   = -1;
   double      rel_err = 0; /* max |C - C_ref| relative to each entry's scale, over every compared result */
   PetscInt64  extra_zeros = 0; /* explicit zeros outside the reference pattern (third-party only) */
+  std::string chosen;          /* ours: the kernel (and scheme) the product ran, from its view */
+  /* -rounds: each round's best-of-reps figures; oneshot, symbolic and reuse are then their medians */
+  std::vector<double> oneshot_rounds, symbolic_rounds, reuse_rounds;
   bool        ok() const { return ran && error.empty() && check.empty(); }
+
+  /* One more round of the same algorithm: its figures, and the first error or failed check */
+  void add_round(const Figures &r)
+  {
+    ran = ran || r.ran;
+    if (error.empty()) error = r.error;
+    if (check.empty()) check = r.check;
+    rel_err     = std::max(rel_err, r.rel_err);
+    extra_zeros = std::max(extra_zeros, r.extra_zeros);
+    nnz_c       = r.nnz_c;
+    if (chosen.empty()) chosen = r.chosen;
+    oneshot_rounds.push_back(r.oneshot);
+    symbolic_rounds.push_back(r.symbolic);
+    reuse_rounds.push_back(r.reuse);
+    oneshot  = Median(oneshot_rounds);
+    symbolic = Median(symbolic_rounds);
+    reuse    = Median(reuse_rounds);
+  }
+  static double Median(std::vector<double> v)
+  {
+    if (v.empty()) return kInf;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  }
+  static double Lowest(const std::vector<double> &v) { return v.empty() ? kInf : *std::min_element(v.begin(), v.end()); }
+  static double Highest(const std::vector<double> &v) { return v.empty() ? kInf : *std::max_element(v.begin(), v.end()); }
 };
+
+/* The kernel (and clustering scheme) of our product C ran, read from its view (MatProductView):
+   "rowwise", "cluster/fixed", ... of its last multiply step; empty for PETSc's own algorithms */
+inline PetscErrorCode ChosenKernel(Mat C, std::string *chosen)
+{
+  char       *text = nullptr;
+  size_t      len  = 0;
+  PetscViewer v;
+
+  PetscFunctionBegin;
+  chosen->clear();
+  std::FILE *fp = open_memstream(&text, &len);
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_SYS, "open_memstream failed");
+  PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, fp, &v));
+  PetscCall(MatProductView(C, v));
+  PetscCall(PetscViewerDestroy(&v));
+  std::fclose(fp);
+  const std::string view(text ? text : "");
+  std::free(text);
+  for (std::size_t at = view.find(": kernel "); at != std::string::npos; at = view.find(": kernel ", at + 1)) { /* the last step's */
+    const std::size_t k = at + 9, end = view.find_first_of(",\n", k);
+    *chosen = view.substr(k, end - k);
+    const std::size_t sch = view.find(", scheme ", end), eol = view.find('\n', end);
+    if (sch != std::string::npos && sch < eol) *chosen += "/" + view.substr(sch + 9, view.find_first_of(" ,\n", sch + 9) - (sch + 9));
+  }
+  PetscFunctionReturn(0);
+}
 
 /* Compares C with factor * the reference (product_check.hpp, tolerance tol of each entry's scale);
    records the first difference in f->check (prefixed by when) and the largest error relative to the
@@ -133,6 +195,7 @@ struct Settings {
   bool             matmatmult = false; /* -api matmatmult: time MatMatMult() (MatPtAP() for ptap) instead of MatProductCreate & co. */
   bool             ptap       = false; /* -product ptap: C = P^T*A*P, B is P */
   PetscInt         reps = 3;
+  PetscInt         rounds = 1; /* -rounds: interleaved rounds of all algorithms; figures = medians */
   PetscReal        tol  = 1e-12;
   bool             memory = true; /* -memory: each algorithm's peak memory, on an extra one-shot */
   std::vector<int> graphblas_threads;
@@ -195,6 +258,7 @@ inline PetscErrorCode TimeMatProduct(Mat A, Mat B, const char *alg, const Settin
     f->symbolic = std::min(f->symbolic, t2 - t1);
   }
   if (ref) PetscCall(CompareMat(*C, *ref, 1.0, s.tol, "one-shot", f));
+  if (f->kind == "petsc-cluster") PetscCall(ChosenKernel(*C, &f->chosen));
   for (PetscInt r = 0; r < s.reps; ++r) {
     PetscScalar *a;
     /* A reuse follows a change of A's values: mark A modified (untimed), so that no implementation
@@ -240,6 +304,8 @@ struct Summary {
   std::string          default_name = kPetscDefault;
   PetscInt             rows = 0;
   PetscInt64           nnz = 0, flops = -1, nnz_c = 0; /* flops: -1 for ptap (not reported) */
+  PetscInt             rows_b = 0;                      /* B's rows and nnz (A*A: A's; A*A^T: A^T's) */
+  PetscInt64           nnz_b  = 0;
   Prolongator          P;
   std::vector<Figures> figs;
   double               best_builtin = kInf, best_builtin_reuse = kInf, dflt = kInf, dflt_reuse = kInf;
@@ -411,9 +477,11 @@ struct MatrixOptions {
   Problem                  one; /* -f, or -gen -n */
   std::string              gen         = "p7";
   PetscInt                 n           = -1, gen_seed = 1, shuffle = -1, shuffle_bs = 1;
-  PetscBool                suite       = PETSC_FALSE;
+  PetscBool                suite       = PETSC_FALSE, sweep = PETSC_FALSE;
   PetscReal                suite_scale = 1.0;
+  std::vector<PetscInt>    sweep_seeds = {1};
   std::vector<std::string> files;
+  std::string              shared_dir;
 };
 
 /* Reads the matrix options; called between PetscOptionsBegin() and PetscOptionsEnd() */
@@ -434,7 +502,15 @@ inline PetscErrorCode MatrixOptionsRead(PetscOptionItems *PetscOptionsObject, Ma
   PetscCall(PetscOptionsInt("-shuffle", "Seed of a random symmetric permutation P A P^T (-1: none)", "", o->shuffle, &o->shuffle, NULL));
   PetscCall(PetscOptionsInt("-shuffle_block_size", "Rows per node kept together by -shuffle (e27: 3)", "", o->shuffle_bs, &o->shuffle_bs, NULL));
   PetscCall(PetscOptionsBool("-suite", "Run the generated suite of design/benchmarks.md", "", o->suite, &o->suite, NULL));
-  PetscCall(PetscOptionsReal("-suite_scale", "Multiply the suite's row counts by this", "", o->suite_scale, &o->suite_scale, NULL));
+  PetscCall(PetscOptionsReal("-suite_scale", "Multiply the suite's (and the sweep's) row counts by this", "", o->suite_scale, &o->suite_scale, NULL));
+  PetscCall(PetscOptionsBool("-sweep", "Run the sweep: every generator at several sizes, natural and shuffled", "", o->sweep, &o->sweep, NULL));
+  {
+    PetscInt seeds[32], nseeds = 32;
+    PetscCall(PetscOptionsIntArray("-sweep_seeds", "Seeds of the sweep (one sweep each)", "", seeds, &nseeds, &set));
+    if (set) o->sweep_seeds.assign(seeds, seeds + nseeds);
+  }
+  PetscCall(PetscOptionsString("-shared_matrices", "Folder whose every .mtx file is run (after the suite or sweep)", "", "", buf, sizeof buf, &set));
+  if (set) o->shared_dir = buf;
   PetscCall(PetscOptionsStringArray("-files", "Comma-separated matrix files, run after the suite (with -suite) or instead of -f/-gen", "", filelist, &nfiles, &set));
   if (!set) nfiles = 0;
   o->files.clear();
@@ -450,14 +526,31 @@ inline PetscErrorCode MatrixOptionsProblems(const MatrixOptions &o, std::vector<
 {
   PetscFunctionBegin;
   PetscCheck(o.suite_scale > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-suite_scale must be > 0");
+  PetscCheck(!o.sweep || !o.sweep_seeds.empty(), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-sweep_seeds: give at least one seed");
   problems->clear();
   if (o.suite) *problems = StandardSuite(o.suite_scale);
-  for (const std::string &file : o.files) {
+  for (Problem &p : *problems) p.gen_seed = o.gen_seed;
+  if (o.sweep) {
+    const std::vector<Problem> sweep = SweepSuite(o.suite_scale, o.sweep_seeds); /* their own seeds */
+    problems->insert(problems->end(), sweep.begin(), sweep.end());
+  }
+  std::vector<std::string> files = o.files;
+  if (!o.shared_dir.empty()) {
+    std::vector<std::string> mtx;
+    std::error_code          ec;
+    for (const auto &e : std::filesystem::directory_iterator(o.shared_dir, ec))
+      if (e.path().extension() == ".mtx") mtx.push_back(e.path().string());
+    PetscCheck(!ec, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "-shared_matrices %s: cannot list the folder: %s", o.shared_dir.c_str(), ec.message().c_str());
+    PetscCheck(!mtx.empty(), PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "-shared_matrices %s: no .mtx file in the folder", o.shared_dir.c_str());
+    std::sort(mtx.begin(), mtx.end());
+    files.insert(files.end(), mtx.begin(), mtx.end());
+  }
+  for (const std::string &file : files) {
     Problem f;
     f.file = file;
     problems->push_back(f);
   }
-  if (!o.suite && o.files.empty()) {
+  if (!o.suite && !o.sweep && files.empty()) {
     Problem one = o.one;
     if (one.file.empty()) {
       one.gen = o.gen;
@@ -465,11 +558,9 @@ inline PetscErrorCode MatrixOptionsProblems(const MatrixOptions &o, std::vector<
     }
     one.shuffle    = o.shuffle;
     one.shuffle_bs = (one.gen == "e27" && o.shuffle_bs == 1) ? 3 : o.shuffle_bs;
+    one.gen_seed   = o.gen_seed;
     problems->push_back(one);
   }
-  for (Problem &p : *problems) {
-    p.gen_seed = o.gen_seed;
-    p.name     = ProblemName(p);
-  }
+  for (Problem &p : *problems) p.name = ProblemName(p);
   PetscFunctionReturn(0);
 }

@@ -204,6 +204,38 @@ inline std::vector<Problem> StandardSuite(double scale)
   return s;
 }
 
+/* The sweep (spgemm_bench -sweep): each generator at several sizes, in its natural numbering and
+   shuffled, for every seed given (the seed of the values, of the random graphs and of the shuffle):
+   a suite that cannot be tuned to by accident. scale multiplies the row counts, as -suite_scale. */
+inline std::vector<Problem> SweepSuite(double scale, const std::vector<PetscInt> &seeds)
+{
+  const double lin3 = std::cbrt(scale);
+  auto grid = [&](PetscInt n) { return std::max<PetscInt>(2, static_cast<PetscInt>(std::lround(n * lin3))); };
+  const PetscInt dscale = static_cast<PetscInt>(std::lround(std::log2(scale)));
+  std::vector<Problem> s;
+  for (PetscInt seed : seeds) {
+    auto add = [&](const std::string &gen, PetscInt n, PetscInt bs) {
+      for (const Problem &q : s) /* sizes clamped by a small scale can coincide: run each once */
+        if (q.gen == gen && q.n == n && q.gen_seed == seed) return;
+      for (bool shuffled : {false, true}) {
+        Problem p;
+        p.gen        = gen;
+        p.n          = n;
+        p.gen_seed   = seed;
+        p.shuffle    = shuffled ? seed : -1;
+        p.shuffle_bs = bs;
+        s.push_back(p);
+      }
+    };
+    for (PetscInt n : {40, 55, 70, 85, 100}) add("p7", grid(n), 1);
+    for (PetscInt n : {32, 48, 64}) add("s27", grid(n), 1);
+    for (PetscInt n : {16, 24, 32}) add("e27", grid(n), 3);
+    for (PetscInt k = 12; k <= 16; ++k) add("rmat", std::max<PetscInt>(4, k + dscale), 1);
+    for (PetscInt n : {300000, 1000000, 3000000}) add("rgg", std::max<PetscInt>(100, static_cast<PetscInt>(std::lround(n * scale))), 1);
+  }
+  return s;
+}
+
 inline std::string ProblemName(const Problem &p)
 {
   std::string name;
@@ -213,6 +245,7 @@ inline std::string ProblemName(const Problem &p)
   } else {
     const char *what = p.gen == "rmat" ? "_s" : "_n";
     name = p.gen + what + std::to_string(static_cast<long long>(p.n));
+    if (p.gen_seed != 1) name += "_seed" + std::to_string(static_cast<long long>(p.gen_seed));
   }
   if (p.shuffle >= 0) name += "_shuffled" + std::to_string(static_cast<long long>(p.shuffle));
   return name;

@@ -12,6 +12,7 @@
 
 #include "bench_common.hpp"
 #include "graphblas_adapter.hpp"
+#include "machine_floor.hpp"
 #include "peak_memory.hpp"
 #include "problem.hpp"
 
@@ -34,6 +35,8 @@ static const char help[] =
   "                         llcondensed,rowmerge,hypre (-product ptap: scalable,rap,hypre); graphblas (ab only);\n"
   "                         ours rowwise,cluster,cluster_fixed,cluster_variable,cluster_hierarchical\n"
   "  -reps <N>              best of N for one-shot and for reuse (default 3)\n"
+  "  -rounds <R>            every algorithm once, then again, R times (interleaved); each figure is the median\n"
+  "                         of the R rounds' best-of-N, its range reported (default 1; 3 for -sweep)\n"
   "  -api <matproduct|matmatmult|matptap>  matproduct (default): MatProductCreate, SetType(AB), SetAlgorithm,\n"
   "                         SetFromOptions, Symbolic, Numeric; reuse = Numeric. matmatmult: MatMatMult(\n"
   "                         MAT_INITIAL_MATRIX) with -matmatmult_via set to each algorithm; reuse =\n"
@@ -163,7 +166,83 @@ void PrintTable(const Summary &S, const Settings &s)
   if (s.memory) std::printf("%s\n", kPeakLegend);
 }
 
-void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s)
+/* Our algorithms' ratios on one matrix: PETSc's fastest built-in / ours (> 1: ours faster) */
+struct OurRatios {
+  double oneshot = kInf, reuse = kInf;
+};
+inline OurRatios RatiosOf(const Summary &S, const Figures &f)
+{
+  return {Ratio(S.best_builtin, f.oneshot), Ratio(S.best_builtin_reuse, f.reuse)};
+}
+
+/* The sweep's summary (C = A*A): per matrix PETSc's fastest and each of ours against it and against
+   the machine's floor; then per algorithm of ours the geometric mean and the minimum of the ratios,
+   and for `cluster` how often it chose the cluster-wise kernel and what that bought over rowwise */
+void PrintSummary(const std::vector<Summary> &all, const Settings &s, const MachineFloor &m)
+{
+  std::vector<std::string> ours;
+  for (const Figures &f : all.front().figs)
+    if (f.kind == "petsc-cluster") ours.push_back(f.name);
+  if (ours.empty() || s.ptap) return;
+  std::printf("\nSummary over %zu matrices: ratio = PETSc's fastest built-in (SeqAIJ AB: %zu algorithms) / ours, %s; > 1: ours faster.\n"
+              "floor = bytes / STREAM triad (%.1f GB/s on %d thread(s)) + first-touch faults (%.2f us per 4 KiB page) of the memory written; x floor = time / floor.\n",
+              all.size(), kPetscAlgs.size(), s.rounds > 1 ? ("medians of " + std::to_string(static_cast<long long>(s.rounds)) + " interleaved rounds (range: min-max)").c_str() : "one round",
+              MaxThreads() > 1 ? m.triad_gbs_nt : m.triad_gbs_1t, MaxThreads(), m.fault_us);
+  std::printf("%-30s %-22s %-22s %-15s", "matrix", "PETSc 1-shot [s]", "PETSc reuse [s]", "floor 1s/reuse");
+  for (const std::string &a : ours) std::printf(" | %-44s", (a + ": 1-shot, reuse (x floor), kernel").c_str());
+  std::printf("\n");
+  std::map<std::string, std::vector<double>> r1, rr;
+  std::map<std::string, std::pair<double, std::string>> min1, minr;
+  int cluster_chosen = 0, cluster_seen = 0;
+  std::vector<double> cluster_gain; /* cluster / rowwise one-shot speed where cluster ran cluster-wise */
+  for (const Summary &S : all) {
+    const ProductFloor fl = FloorOf(m, S.rows, S.nnz, S.rows_b, S.nnz_b, S.nnz_c, MaxThreads());
+    std::string best_reuse_name;
+    for (const Figures &f : S.figs)
+      if (f.kind == "petsc" && f.ok() && f.reuse == S.best_builtin_reuse) best_reuse_name = f.name;
+    std::printf("%-30s %8s %-13s %8s %-13s %6s/%-8s", S.name.substr(0, 30).c_str(), Fmt("%.4g", S.best_builtin).c_str(), S.best_builtin_name.c_str(), Fmt("%.4g", S.best_builtin_reuse).c_str(),
+                best_reuse_name.c_str(), Fmt("%.3g", fl.oneshot).c_str(), Fmt("%.3g", fl.reuse).c_str());
+    const Figures *rowwise = nullptr, *cluster = nullptr;
+    for (const std::string &a : ours)
+      for (const Figures &f : S.figs) {
+        if (f.name != a) continue;
+        if (a == MATPRODUCTALGORITHMROWWISE) rowwise = &f;
+        if (a == MATPRODUCTALGORITHMCLUSTER) cluster = &f;
+        const OurRatios q = RatiosOf(S, f);
+        char            cell[160];
+        std::snprintf(cell, sizeof cell, "%s[%s-%s] %s (%s) %s", Fmt("%.2f", q.oneshot).c_str(), Fmt("%.2f", Ratio(S.best_builtin, Figures::Highest(f.oneshot_rounds))).c_str(),
+                      Fmt("%.2f", Ratio(S.best_builtin, Figures::Lowest(f.oneshot_rounds))).c_str(), Fmt("%.2f", q.reuse).c_str(), Fmt("%.1f", Ratio(f.reuse, fl.reuse)).c_str(),
+                      f.ok() ? f.chosen.c_str() : "FAILED");
+        std::printf(" | %-44s", cell);
+        if (!f.ok()) continue;
+        r1[a].push_back(q.oneshot);
+        rr[a].push_back(q.reuse);
+        if (!min1.count(a) || q.oneshot < min1[a].first) min1[a] = {q.oneshot, S.name};
+        if (!minr.count(a) || q.reuse < minr[a].first) minr[a] = {q.reuse, S.name};
+      }
+    if (cluster && cluster->ok()) {
+      ++cluster_seen;
+      if (cluster->chosen.rfind("cluster", 0) == 0) {
+        ++cluster_chosen;
+        if (rowwise && rowwise->ok()) cluster_gain.push_back(rowwise->oneshot / cluster->oneshot);
+      }
+    }
+    std::printf("\n");
+  }
+  auto geomean = [](const std::vector<double> &v) {
+    double l = 0;
+    for (double x : v) l += std::log(x);
+    return v.empty() ? kInf : std::exp(l / static_cast<double>(v.size()));
+  };
+  for (const std::string &a : ours)
+    std::printf("%-22s geometric mean 1-shot %s, reuse %s; minimum 1-shot %s (%s), reuse %s (%s)\n", a.c_str(), Fmt("%.3f", geomean(r1[a])).c_str(), Fmt("%.3f", geomean(rr[a])).c_str(),
+                Fmt("%.3f", min1[a].first).c_str(), min1[a].second.c_str(), Fmt("%.3f", minr[a].first).c_str(), minr[a].second.c_str());
+  if (cluster_seen)
+    std::printf("cluster chose the cluster-wise kernel on %d of %d matrices%s%s\n", cluster_chosen, cluster_seen, cluster_gain.empty() ? "" : "; there its one-shot was rowwise's x ",
+                cluster_gain.empty() ? "" : Fmt("%.3f", geomean(cluster_gain)).c_str());
+}
+
+void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s, const MachineFloor &m)
 {
   const char *api = !s.matmatmult ? "matproduct" : s.ptap ? "matptap" : "matmatmult";
   std::fprintf(fp, "{\n  \"program\": \"spgemm_bench\",\n  \"threads\": %d,\n  \"reps\": %" PetscInt_FMT ",\n  \"check_tol\": %s,\n", MaxThreads(), s.reps,
@@ -183,9 +262,12 @@ void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s
                   : "best of reps each; graphblas = GrB_Matrix_new + GrB_mxm + GrB_wait + GxB_Matrix_unpack_CSR (import of A not timed); flops = multiply-adds";
   std::fprintf(fp, "  \"timed\": %s,\n", JsonString(timed).c_str());
   std::fprintf(fp, "  \"peak_mb\": %s,\n", JsonString(s.memory ? kPeakLegend : "not measured (-memory false)").c_str());
+  std::fprintf(fp, "  \"rounds\": %" PetscInt_FMT ", \"figures\": %s,\n", s.rounds, JsonString(s.rounds > 1 ? "medians of the rounds' best-of-reps; *_lo/*_hi their range" : "best of reps").c_str());
+  std::fprintf(fp, "  \"machine\": {\"triad_gbs_1t\": %s, \"triad_gbs\": %s, \"threads\": %d, \"fault_us_per_page\": %s},\n", JsonNumber(m.triad_gbs_1t).c_str(), JsonNumber(m.triad_gbs_nt).c_str(), m.threads,
+               JsonNumber(m.fault_us).c_str());
   std::fprintf(fp, "  \"matrices\": [\n");
-  for (std::size_t m = 0; m < all.size(); ++m) {
-    const Summary    &S     = all[m];
+  for (std::size_t mi = 0; mi < all.size(); ++mi) {
+    const Summary    &S     = all[mi];
     const std::string flops = S.flops >= 0 ? std::to_string(static_cast<long long>(S.flops)) : "null";
     std::fprintf(fp, "    {\"name\": %s, \"product\": %s, \"rows\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT ", \"flops\": %s, \"nnz_c\": %" PetscInt64_FMT ", \"threads\": %d,\n",
                  JsonString(S.name).c_str(), JsonString(S.product).c_str(), S.rows, S.nnz, flops.c_str(), S.nnz_c, MaxThreads());
@@ -194,6 +276,11 @@ void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s
                    "     \"prolongator\": {\"made_by\": \"PCGAMG\", \"levels\": %" PetscInt_FMT ", \"rows\": %" PetscInt_FMT ", \"cols\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT
                    ", \"row_block_size\": %" PetscInt_FMT ", \"col_block_size\": %" PetscInt_FMT ", \"agg_nsmooths\": %" PetscInt_FMT ", \"near_null_space\": %s, \"setup_s\": %s},\n",
                    S.P.levels, S.P.rows, S.P.cols, S.P.nnz, S.P.rbs, S.P.cbs, S.P.nsmooths, JsonString(S.P.near_null).c_str(), JsonNumber(S.P.setup_s).c_str());
+    if (!s.ptap) {
+      const ProductFloor fl = FloorOf(m, S.rows, S.nnz, S.rows_b, S.nnz_b, S.nnz_c, MaxThreads());
+      std::fprintf(fp, "     \"floor_s\": {\"symbolic\": %s, \"numeric_first\": %s, \"reuse\": %s, \"oneshot\": %s},\n", JsonNumber(fl.symbolic).c_str(), JsonNumber(fl.numeric_first).c_str(),
+                   JsonNumber(fl.reuse).c_str(), JsonNumber(fl.oneshot).c_str());
+    }
     std::fprintf(fp,
                  "     \"best_builtin\": %s, \"best_builtin_oneshot_s\": %s, \"best_builtin_reuse_s\": %s, \"default\": %s, \"default_oneshot_s\": %s, \"default_reuse_s\": %s,\n"
                  "     \"algorithms\": [\n",
@@ -205,15 +292,17 @@ void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s
       std::fprintf(fp,
                    "       {\"name\": %s, \"kind\": %s, \"status\": %s, \"error\": %s, \"check\": %s, \"oneshot_s\": %s, \"symbolic_s\": %s, \"reuse_s\": %s, "
                    "\"gflops_oneshot\": %s, \"gflops_reuse\": %s, \"nnz_c\": %" PetscInt64_FMT ", \"rel_err\": %s, \"speedup_vs_best_builtin\": %s, "
-                   "\"speedup_vs_default\": %s, \"reuse_speedup_vs_best_builtin\": %s, \"reuse_speedup_vs_default\": %s, \"extra_explicit_zeros\": %" PetscInt64_FMT ", \"peak_mb\": %s}%s\n",
+                   "\"speedup_vs_default\": %s, \"reuse_speedup_vs_best_builtin\": %s, \"reuse_speedup_vs_default\": %s, \"extra_explicit_zeros\": %" PetscInt64_FMT ", \"peak_mb\": %s, "
+                   "\"oneshot_lo_s\": %s, \"oneshot_hi_s\": %s, \"reuse_lo_s\": %s, \"reuse_hi_s\": %s, \"kernel\": %s}%s\n",
                    JsonString(f.name).c_str(), JsonString(f.kind).c_str(), JsonString(!f.ran || !f.error.empty() ? "error" : f.check.empty() ? "ok" : "FAIL").c_str(),
                    JsonString(f.error).c_str(), JsonString(f.check).c_str(), JsonNumber(f.oneshot).c_str(), JsonNumber(f.symbolic).c_str(),
                    JsonNumber(f.reuse).c_str(), JsonNumber(Ratio(gf, f.oneshot)).c_str(), JsonNumber(Ratio(gf, f.reuse)).c_str(), f.nnz_c,
                    JsonNumber(f.ran ? f.rel_err : kInf).c_str(), JsonNumber(Ratio(S.best_builtin, f.oneshot)).c_str(),
                    JsonNumber(Ratio(S.dflt, f.oneshot)).c_str(), JsonNumber(Ratio(S.best_builtin_reuse, f.reuse)).c_str(), JsonNumber(Ratio(S.dflt_reuse, f.reuse)).c_str(),
-                   f.extra_zeros, JsonNumber(f.peak_mb).c_str(), a + 1 < S.figs.size() ? "," : "");
+                   f.extra_zeros, JsonNumber(f.peak_mb).c_str(), JsonNumber(Figures::Lowest(f.oneshot_rounds)).c_str(), JsonNumber(Figures::Highest(f.oneshot_rounds)).c_str(),
+                   JsonNumber(Figures::Lowest(f.reuse_rounds)).c_str(), JsonNumber(Figures::Highest(f.reuse_rounds)).c_str(), JsonString(f.chosen).c_str(), a + 1 < S.figs.size() ? "," : "");
     }
-    std::fprintf(fp, "     ]}%s\n", m + 1 < all.size() ? "," : "");
+    std::fprintf(fp, "     ]}%s\n", mi + 1 < all.size() ? "," : "");
   }
   std::fprintf(fp, "  ]\n}\n");
 }
@@ -302,41 +391,58 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
                           p.name.c_str(), S->P.nsmooths, S->P.setup_s, S->P.levels, S->P.rows, S->P.cols, S->P.nnz, S->P.rbs, S->P.cbs, S->P.near_null.c_str()));
   } else PetscCall(SecondFactorAB(A, M, &B, &MB, S));
   PetscCall(ComputeReference(p, A, B, s, &ref, S));
-  for (const std::string &alg : algs) {
-    if (alg == "graphblas") {
-#if defined(PCLUSTER_HAVE_GRAPHBLAS)
-      for (int t : s.graphblas_threads) {
-        Figures f;
-        f.name = "graphblas_" + std::to_string(t) + "t";
-        f.kind = "graphblas";
-        PetscCall(PetscLogStagePush(StageFor(f.name)));
-        PetscErrorCode ierr = TimeGraphBLAS(M, B == A ? NULL : &MB, t, s, ref, &f);
-        PetscCall(PetscLogStagePop());
-        if (ierr) f.error = "GraphBLAS error (see the message above)";
-        S->figs.push_back(f);
+  S->rows_b = B == A ? M.nrows : MB.nrows;
+  S->nnz_b  = B == A ? static_cast<PetscInt64>(M.colidx.size()) : static_cast<PetscInt64>(MB.colidx.size());
+  /* -rounds: every algorithm once, then again (interleaved), each figure the median of the rounds */
+  std::vector<Figures> figs;
+  for (PetscInt round = 0; round < s.rounds; ++round) {
+    std::size_t slot = 0;
+    auto        record = [&](const Figures &f) {
+      if (round == 0) {
+        figs.push_back(Figures());
+        figs.back().name = f.name;
+        figs.back().kind = f.kind;
       }
+      figs[slot++].add_round(f);
+    };
+    for (const std::string &alg : algs) {
+      if (alg == "graphblas") {
+#if defined(PCLUSTER_HAVE_GRAPHBLAS)
+        for (int t : s.graphblas_threads) {
+          Figures f;
+          f.name = "graphblas_" + std::to_string(t) + "t";
+          f.kind = "graphblas";
+          PetscCall(PetscLogStagePush(StageFor(f.name)));
+          PetscErrorCode ierr = TimeGraphBLAS(M, B == A ? NULL : &MB, t, s, ref, &f);
+          PetscCall(PetscLogStagePop());
+          if (ierr) f.error = "GraphBLAS error (see the message above)";
+          record(f);
+        }
 #else
-      Figures f;
-      f.name  = "graphblas";
-      f.kind  = "graphblas";
-      f.error = "not compiled in (GraphBLAS.h / libgraphblas not found by CMake)";
-      S->figs.push_back(f);
+        Figures f;
+        f.name  = "graphblas";
+        f.kind  = "graphblas";
+        f.error = "not compiled in (GraphBLAS.h / libgraphblas not found by CMake)";
+        record(f);
 #endif
-      continue;
+        continue;
+      }
+      Figures f;
+      f.name = alg;
+      const std::vector<std::string> &builtin = s.ptap ? kPetscPtAPAlgs : kPetscAlgs;
+      f.kind = std::find(builtin.begin(), builtin.end(), alg) != builtin.end() ? "petsc" : "petsc-cluster";
+      PetscCall(PetscLogStagePush(StageFor(alg)));
+      PetscErrorCode ierr = TimeMatProduct(A, B, alg.c_str(), s, &ref, &f, &C);
+      PetscCall(PetscLogStagePop());
+      if (ierr) f.error = ErrorText(ierr);
+      if (s.matmatmult) PetscCall(PetscOptionsClearValue(NULL, ViaOption(s))); /* also after an error */
+      PetscCall(MatDestroy(&C));
+      record(f);
     }
-    Figures f;
-    f.name = alg;
-    const std::vector<std::string> &builtin = s.ptap ? kPetscPtAPAlgs : kPetscAlgs;
-    f.kind = std::find(builtin.begin(), builtin.end(), alg) != builtin.end() ? "petsc" : "petsc-cluster";
-    PetscCall(PetscLogStagePush(StageFor(alg)));
-    PetscErrorCode ierr = TimeMatProduct(A, B, alg.c_str(), s, &ref, &f, &C);
-    PetscCall(PetscLogStagePop());
-    if (ierr) f.error = ErrorText(ierr);
-    if (s.matmatmult) PetscCall(PetscOptionsClearValue(NULL, ViaOption(s))); /* also after an error */
-    PetscCall(MatDestroy(&C));
-    if (!ierr && s.memory) PetscCall(PeakMemory(A, B, alg.c_str(), s, &f)); /* after the timed runs: its trim does not touch them */
-    S->figs.push_back(f);
   }
+  for (Figures &f : figs) /* after every timed run: the trim of the memory measure does not touch them */
+    if (f.error.empty() && f.kind != "graphblas" && s.memory) PetscCall(PeakMemory(A, B, f.name.c_str(), s, &f));
+  S->figs = std::move(figs);
   PetscCall(ReferenceDestroy(&ref));
   if (B != A) PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
@@ -355,6 +461,7 @@ int main(int argc, char **argv)
   PetscInt                 nalgs = 64;
   PetscInt                 gbt[16] = {0}, ngbt = 16;
   Settings                 s;
+  PetscBool                rounds_set = PETSC_FALSE;
   std::vector<std::string> algs;
   std::vector<Problem>     problems;
 
@@ -366,6 +473,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsStringArray("-algs", "Comma-separated algorithms (default: all)", "", alglist, &nalgs, &set));
   if (!set) nalgs = 0;
   PetscCall(PetscOptionsInt("-reps", "Best of this many runs", "", s.reps, &s.reps, NULL));
+  PetscCall(PetscOptionsInt("-rounds", "Interleaved rounds of all algorithms; figures are medians (default 1, 3 for -sweep)", "", s.rounds, &s.rounds, &set));
+  rounds_set = set;
   {
     const char *products[] = {"ab", "ptap"};
     PetscInt    product    = 0;
@@ -397,6 +506,8 @@ int main(int argc, char **argv)
     PetscCheck(!given, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: the ordering study is the program ordering_study (the same options, without -study)", moved);
   }
   PetscCheck(s.reps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps %" PetscInt_FMT " must be >= 1", s.reps);
+  if (mo.sweep && !rounds_set) s.rounds = 3;
+  PetscCheck(s.rounds >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rounds %" PetscInt_FMT " must be >= 1", s.rounds);
   PetscCall(MatrixOptionsProblems(mo, &problems));
   for (PetscInt i = 0; i < ngbt; ++i) {
     PetscCheck(gbt[i] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-graphblas_threads: %" PetscInt_FMT " must be >= 1", gbt[i]);
@@ -444,6 +555,9 @@ int main(int argc, char **argv)
                           (double)s.tol));
   }
 
+  const MachineFloor machine = MeasureMachine(); /* before any matrix: the floors of every row */
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "machine: STREAM triad %.1f GB/s on 1 thread, %.1f GB/s on %d; first-touch page fault %.2f us per 4 KiB page\n", machine.triad_gbs_1t, machine.triad_gbs_nt,
+                        machine.threads, machine.fault_us));
   bool                 any_bad = false;
   std::vector<Summary> all;
   for (const Problem &p : problems) {
@@ -453,8 +567,9 @@ int main(int argc, char **argv)
     std::fflush(stdout);
     for (const Figures &f : S.figs) any_bad = any_bad || !f.ok();
     all.push_back(std::move(S));
-    if (json[0]) PetscCall(RewriteJson(json, [&](std::FILE *fp) { WriteJson(fp, all, s); }));
+    if (json[0]) PetscCall(RewriteJson(json, [&](std::FILE *fp) { WriteJson(fp, all, s, machine); }));
   }
+  if (all.size() > 1 || s.rounds > 1) PrintSummary(all, s, machine);
   if (json[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nJSON written to %s\n", json));
   if (any_bad) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nspgemm_bench: at least one algorithm FAILED its check or raised an error (exit code 1)\n"));
   GraphBLASFinalize();
