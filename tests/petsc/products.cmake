@@ -19,10 +19,7 @@ if(NOT _have_stock)
 endif()
 
 foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
-  set(_vneg "") # the negative controls of the stock programs' views (tests/negative), for one algorithm
-  if(alg STREQUAL "cluster")
-    set(_vneg NEGATIVE view)
-  endif()
+  pcluster_view_negatives(${alg} _vneg)
   # ex62 on the three shipped data files: A*B, P^T*B, B*R^T, P^T*A*P, R*A*R^T (P rectangular,
   # random) through both APIs with reuse after MatScale, MatProductClear and MatDuplicate.
   _pcluster_via(_v ${alg} AB AtB ABt PtAP RARt)

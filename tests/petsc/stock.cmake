@@ -15,10 +15,7 @@ if(NOT _have_stock)
 endif()
 
 foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
-  set(_vneg "") # the negative controls of the stock programs' views (tests/negative), for one algorithm
-  if(alg STREQUAL "cluster")
-    set(_vneg NEGATIVE view)
-  endif()
+  pcluster_view_negatives(${alg} _vneg)
   # ex93: MatMatMult (initial + reuse) of 3x3 matrices, checked by MatMatMultEqual.
   pcluster_petsc_run(NAME ex93.${alg} EXE stock_ex93 EXPECTED ${_out}/ex93_1.out
     ARGS ${_load} -matmatmult_via ${alg})

@@ -205,3 +205,13 @@ function(_pcluster_engaged)
   pcluster_petsc_run(NAME engaged.${E_NAME} EXE ${E_EXE} LABEL engaged ${_np}
     REQUIRE_REGEX "petsc-cluster takes MatProduct ${E_TYPE} [^\n]*algorithm ${E_ALG}[\r\n]" ARGS ${E_ARGS} -info :mat)
 endfunction()
+
+# pcluster_view_negatives(<alg> <out>): in <out>, the arguments that give a stock program's .view entry
+# its negative controls (tests/negative), for one algorithm only (cluster): the faults are injected
+# after the kernel, so one algorithm shows the check catches them.
+macro(pcluster_view_negatives alg out)
+  set(${out} "")
+  if("${alg}" STREQUAL "cluster")
+    set(${out} NEGATIVE view)
+  endif()
+endmacro()
