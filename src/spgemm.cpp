@@ -505,25 +505,15 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
 #pragma omp for schedule(dynamic, 1)
     for (int ch = 0; ch < nchunks; ++ch)
       errors.guard([&] {
-        auto expected_of = [&](const Unit<I, V> &u) {
+        for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
+          const Unit<I, V> u = units(uidx);
           Count expected = 0;
           for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
-          return std::min<Count>(expected, C.ncols);
-        };
-        auto kind_of = [&](I uidx) { return choose_accumulator<I>(acc, expected_of(units(uidx)), C.ncols, stats_.flops); };
-        // One dispatch per run of units that take the same map (usually the whole chunk): short
-        // rows then pay no per-row switch.
-        auto uses_of = [&](I uidx) { return units(uidx).s > 1 ? kSlots : kPositions; };
-        for (I first = chunks[ch], last; first < chunks[ch + 1]; first = last) {
-          const Accumulator kind = kind_of(first);
-          unsigned uses = uses_of(first);
-          for (last = first + 1; last < chunks[ch + 1] && kind_of(last) == kind; ++last) uses |= uses_of(last);
-          with_column_map<I>(ws.maps, kind, C.ncols, uses, [&](auto &map) {
-            for (I uidx = first; uidx < last; ++uidx) {
-              const Unit<I, V> u = units(uidx);
-              if (u.s > 1) numeric_unit<false>(u, expected_of(u), Bw, b_values, Cw, cw_values, map, ws);
-              else numeric_unit<true>(u, expected_of(u), Bw, b_values, Cw, cw_values, map, ws);
-            }
+          expected = std::min<Count>(expected, C.ncols);
+          const Accumulator kind = choose_accumulator<I>(acc, expected, C.ncols, stats_.flops);
+          with_column_map<I>(ws.maps, kind, C.ncols, u.s > 1 ? kSlots : kPositions, [&](auto &map) {
+            if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
+            else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
           });
         }
       });

@@ -225,8 +225,8 @@ TEMPLATE_TEST_CASE("numeric reuse after the values of A and B change gives the n
 TEST_CASE("Auto: dense and hash rows side by side in one chunk, symbolic and numeric reuse, any thread count", "[spgemm][reuse][threads]")
 {
   // 2^20 columns and far fewer multiply-adds, so Auto takes the dense map only for the heavy rows
-  // (every 10th: ~80k columns each, >= ncols/16) and the hash map for the rest: the numeric phase
-  // dispatches runs of rows by their map, and a run must end where the kind changes.
+  // (every 10th: ~80k columns each, >= ncols/16) and the hash map for the rest, the two kinds
+  // alternating inside one chunk.
   using I = std::int32_t;
   const std::int64_t n = std::int64_t(1) << 20;
   Dense2 Bd{8, n, {}};
