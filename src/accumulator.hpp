@@ -49,7 +49,8 @@
 //  - dense map, only where choose_accumulator() allows it, so only for n <= kDenseMaxColumns:
 //      symbolic, row-wise pattern only: the bitmap, n/8 + n/512 (summary words);
 //      symbolic with values, or a cluster: slots and stamps n (I + 4), plus the bitmap;
-//      numeric, row-wise: positions n I (the slot array); numeric, cluster: slots and stamps n (I + 4);
+//      numeric, row-wise: positions n I (the slot array), or where it gathers (src/spgemm_kernel.hpp,
+//      numeric_gathers: n V <= 256 KiB) the value array n V; numeric, cluster: slots and stamps n (I + 4);
 //  - per-unit scratch (src/spgemm_kernel.hpp, Workspace): <= W (4 I + 8 + V).
 // So a thread never holds more than kDenseMaxColumns (I + 4 + 1/8) bytes of dense arrays
 // (2^24 columns: 136 MiB with 32-bit indices; Auto's 2^22 clause: 34 MiB, and only for a product
@@ -233,9 +234,9 @@ class DenseColumnMap {
   }
 
   // Row-wise numeric: C's columns of the row map to their positions in the row (the slot array).
-  // Half the bytes of a value array, so a row's column window stays in L1 where a dense value
-  // array spilled to L2 (measured 1.4x on a 27-point elasticity A*A), and no reset: only C's columns
-  // are ever looked up, just after being bound.
+  // Half the bytes of a value array, and no reset: only C's columns are ever looked up, just after
+  // being bound. Where a value array is small, the kernel gathers instead (src/spgemm_kernel.hpp,
+  // numeric_gathers: the measurements).
   using Positions = const I *;
   template <class V>
   Positions bind_positions(const I *cols, I n, V *values)

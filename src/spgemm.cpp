@@ -497,6 +497,7 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
   }
   const int nchunks = static_cast<int>(chunks.size()) - 1;
   const Accumulator acc = opts_.accumulator;
+  const bool gather = numeric_gathers<V>(C.ncols);
   RegionErrors errors;
   Count ws_thread = 0, ws_total = 0;
 #pragma omp parallel num_threads(nt) reduction(+ : ws_total) reduction(max : ws_thread)
@@ -511,9 +512,9 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
           for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
           expected = std::min<Count>(expected, C.ncols);
           const Accumulator kind = choose_accumulator<I>(acc, expected, C.ncols, stats_.flops);
-          with_column_map<I>(ws.maps, kind, C.ncols, u.s > 1 ? kSlots : kPositions, [&](auto &map) {
-            if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
-            else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws);
+          with_column_map<I>(ws.maps, kind, C.ncols, u.s > 1 ? kSlots : gather ? 0u : kPositions, [&](auto &map) {
+            if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws, gather);
+            else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws, gather);
           });
         }
       });

@@ -269,6 +269,56 @@ TEST_CASE("Auto: dense and hash rows side by side in one chunk, symbolic and num
   }
 }
 
+TEST_CASE("row-wise numeric: gathering (narrow C) and positions (wide C) give the same values, any thread count", "[spgemm][reuse][threads]")
+{
+  // The same product twice: B's columns j, and j spread to 41 j + 7. The narrow C (2000 columns,
+  // 16 KB of values) is numeric'd by gathering from a value array, the wide one (82k columns, past
+  // kGatherMaxBytes) by positions in C's rows; every entry is the same sum in the same order, so the
+  // values must agree bit for bit, with the reference, after one-shot and after the values change.
+  // Rows: empty (A's row 3), a dense one (row 0 meets every B row), scattered short ones.
+  using I = std::int32_t;
+  const std::int64_t n = 2000, spread = 41;
+  Dense2 Ad = pctest::random_matrix(50, 60, 0.05, 91), Bd = pctest::random_matrix(60, n, 0.01, 92);
+  for (std::int64_t k = 0; k < 60; ++k) Ad.entries[{0, k}] = 0.5 + 0.01 * static_cast<double>(k);
+  for (std::int64_t k = 0; k < 60; ++k) Ad.entries.erase({3, k});
+  Dense2 Bwide{Bd.nrows, n * spread + 7, {}};
+  for (const auto &e : Bd.entries) Bwide.entries[{e.first.first, e.first.second * spread + 7}] = e.second;
+  const Dense2 A2d = pctest::revalue(Ad, 93);
+  const auto A = pctest::to_csr<I>(Ad), A2 = pctest::to_csr<I>(A2d), B = pctest::to_csr<I>(Bd), Bw = pctest::to_csr<I>(Bwide);
+  const pctest::Reference ref = pctest::reference_of(Ad, Bd), ref2 = pctest::reference_of(A2d, Bd);
+  const pctest::Reference refw = pctest::reference_of(Ad, Bwide), ref2w = pctest::reference_of(A2d, Bwide);
+  std::vector<double> first;
+  for (int threads : {1, 2, 4}) {
+    SpgemmOptions o;
+    o.kernel = Kernel::Rowwise;
+    o.accumulator = Accumulator::Dense;
+    o.num_threads = threads;
+    INFO("threads " << threads);
+    SpgemmPlan<I, double> narrow_plan, wide_plan;
+    Product<I> N, W;
+    REQUIRE_NOTHROW(N = run<I>(A.view(), B.view(), o, &narrow_plan));
+    REQUIRE_NOTHROW(W = run<I>(A.view(), Bw.view(), o, &wide_plan));
+    CHECK(pctest::compare_csr<I>(ref, A.nrows, B.ncols, N.rowptr, N.colidx, N.values) == "");
+    CHECK(pctest::compare_csr<I>(refw, A.nrows, Bw.ncols, W.rowptr, W.colidx, W.values) == "");
+    REQUIRE(N.values.size() == W.values.size());
+    CHECK(std::memcmp(N.values.data(), W.values.data(), N.values.size() * sizeof(double)) == 0);
+    const CsrView<I, double> Nv{A.nrows, B.ncols, N.rowptr.data(), N.colidx.data(), nullptr};
+    const CsrView<I, double> Wv{A.nrows, Bw.ncols, W.rowptr.data(), W.colidx.data(), nullptr};
+    std::fill(N.values.begin(), N.values.end(), -777.0);
+    std::fill(W.values.begin(), W.values.end(), 555.0);
+    REQUIRE_NOTHROW(narrow_plan.numeric(A2.view(), B.view(), Nv, N.values.data()));
+    REQUIRE_NOTHROW(wide_plan.numeric(A2.view(), Bw.view(), Wv, W.values.data()));
+    CHECK(pctest::compare_csr<I>(ref2, A.nrows, B.ncols, N.rowptr, N.colidx, N.values) == "");
+    CHECK(pctest::compare_csr<I>(ref2w, A.nrows, Bw.ncols, W.rowptr, W.colidx, W.values) == "");
+    CHECK(std::memcmp(N.values.data(), W.values.data(), N.values.size() * sizeof(double)) == 0);
+    if (first.empty()) first = N.values;
+    else { // bit-identical across thread counts
+      REQUIRE(N.values.size() == first.size());
+      CHECK(std::memcmp(N.values.data(), first.data(), first.size() * sizeof(double)) == 0);
+    }
+  }
+}
+
 TEST_CASE("numeric reuse with values changed in place (same arrays, as PETSc's MatScale does)", "[spgemm][reuse]")
 {
   using I = std::int32_t;
