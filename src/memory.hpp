@@ -20,6 +20,7 @@
 #include <memory>
 #include <new>
 #include <type_traits>
+#include <unistd.h>
 
 namespace pcluster::detail {
 
@@ -27,6 +28,21 @@ template <class T>
 std::unique_ptr<T[]> make_uninitialized_array(std::size_t n)
 {
   return std::unique_ptr<T[]>(new T[n]);
+}
+
+// Uninitialised storage of a byte size, for trivial types written before they are read (operator
+// new: a failure is std::bad_alloc, as for every allocation of the core).
+struct RawDeleter {
+  void operator()(void *p) const { ::operator delete(p); }
+};
+using RawStorage = std::unique_ptr<void, RawDeleter>;
+inline RawStorage make_raw_storage(std::size_t bytes) { return RawStorage(::operator new(bytes ? bytes : 1)); }
+
+// The machine's physical memory (0 where the system does not say).
+inline std::size_t physical_memory_bytes()
+{
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
 }
 
 struct FreeDeleter {

@@ -148,11 +148,12 @@ struct ByColumn {
   }
 };
 
-// A chunk's rows' columns, row after row. Allocated for the chunk's flops (an upper bound on its
-// output) but never initialised: pages the chunk does not write are never touched.
+// A chunk's rows' columns, row after row: the chunk's part of the symbolic phase's arena (or a
+// thread's scratch), room for the chunk's flops (an upper bound on its output) but never
+// initialised: pages the chunk does not write are never touched.
 template <class I, class V>
 struct ChunkOutput {
-  std::unique_ptr<I[]> cols;
+  I *cols = nullptr;
   std::unique_ptr<V[]> vals; // fused symbolic+numeric only
   Count size = 0;
 };
@@ -203,7 +204,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
   const I *const __restrict bcol = B.colidx;
   map.reset(work);
   if (RowWise) { // columns go straight to the chunk's buffer, then are put in order in place
-    I *const begin = out.cols.get() + out.size;
+    I *const begin = out.cols + out.size;
     I *end = begin;
     if (!WithValues) {
       for (I t = 0; t < u.n; ++t) {
@@ -294,7 +295,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
     for (std::size_t z = 0; z < nslots; ++z) ws.sorted[z] = {out_cols ? out_cols[ws.slot_col[z]] : ws.slot_col[z], static_cast<I>(z)};
     sort_small(ws.sorted.data(), ws.sorted.data() + nslots, ByColumn{});
   }
-  I *const cols = out.cols.get();
+  I *const cols = out.cols;
   for (I l = 0; l < s; ++l) {
     const RowMask bit = RowMask(1) << l;
     const Count start = out.size;
