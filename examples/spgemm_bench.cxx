@@ -185,21 +185,25 @@ void PrintSummary(const std::vector<Summary> &all, const Settings &s, const Mach
     if (f.kind == "petsc-cluster") ours.push_back(f.name);
   if (ours.empty() || s.ptap) return;
   std::printf("\nSummary over %zu matrices: ratio = PETSc's fastest built-in (SeqAIJ AB: %zu algorithms) / ours, %s; > 1: ours faster.\n"
-              "floor = bytes / STREAM triad (%.1f GB/s on %d thread(s)) + first-touch faults (%.2f us per 4 KiB page) of the memory written; x floor = time / floor.\n",
+              "floor = bytes / STREAM triad (%.1f GB/s on %d thread(s)) + first-touch faults (%.2f us per 4 KiB page) of the memory written; x floor = time / floor,\n"
+              "per phase: symbolic (MatProductSymbolic), first numeric (one-shot - symbolic) and reuse; peak = our one-shot's peak / PETSc default's (-memory).\n",
               all.size(), kPetscAlgs.size(), s.rounds > 1 ? ("medians of " + std::to_string(static_cast<long long>(s.rounds)) + " interleaved rounds (range: min-max)").c_str() : "one round",
               MaxThreads() > 1 ? m.triad_gbs_nt : m.triad_gbs_1t, MaxThreads(), m.fault_us);
   std::printf("%-30s %-22s %-22s %-15s", "matrix", "PETSc 1-shot [s]", "PETSc reuse [s]", "floor 1s/reuse");
-  for (const std::string &a : ours) std::printf(" | %-44s", (a + ": 1-shot, reuse (x floor), kernel").c_str());
+  for (const std::string &a : ours) std::printf(" | %-64s", (a + ": 1-shot, reuse, x floor sym/num1/reuse, peak, kernel").c_str());
   std::printf("\n");
   std::map<std::string, std::vector<double>> r1, rr;
-  std::map<std::string, std::pair<double, std::string>> min1, minr;
+  std::map<std::string, std::pair<double, std::string>> min1, minr, max_peak;
   int cluster_chosen = 0, cluster_seen = 0;
   std::vector<double> cluster_gain; /* cluster / rowwise one-shot speed where cluster ran cluster-wise */
   for (const Summary &S : all) {
     const ProductFloor fl = FloorOf(m, S.rows, S.nnz, S.rows_b, S.nnz_b, S.nnz_c, MaxThreads());
     std::string best_reuse_name;
-    for (const Figures &f : S.figs)
+    double      default_peak = std::nan("");
+    for (const Figures &f : S.figs) {
       if (f.kind == "petsc" && f.ok() && f.reuse == S.best_builtin_reuse) best_reuse_name = f.name;
+      if (f.name == kPetscDefault && f.ok()) default_peak = f.peak_mb;
+    }
     std::printf("%-30s %8s %-13s %8s %-13s %6s/%-8s", S.name.substr(0, 30).c_str(), Fmt("%.4g", S.best_builtin).c_str(), S.best_builtin_name.c_str(), Fmt("%.4g", S.best_builtin_reuse).c_str(),
                 best_reuse_name.c_str(), Fmt("%.3g", fl.oneshot).c_str(), Fmt("%.3g", fl.reuse).c_str());
     const Figures *rowwise = nullptr, *cluster = nullptr;
@@ -209,12 +213,15 @@ void PrintSummary(const std::vector<Summary> &all, const Settings &s, const Mach
         if (a == MATPRODUCTALGORITHMROWWISE) rowwise = &f;
         if (a == MATPRODUCTALGORITHMCLUSTER) cluster = &f;
         const OurRatios q = RatiosOf(S, f);
-        char            cell[160];
-        std::snprintf(cell, sizeof cell, "%s[%s-%s] %s (%s) %s", Fmt("%.2f", q.oneshot).c_str(), Fmt("%.2f", Ratio(S.best_builtin, Figures::Highest(f.oneshot_rounds))).c_str(),
-                      Fmt("%.2f", Ratio(S.best_builtin, Figures::Lowest(f.oneshot_rounds))).c_str(), Fmt("%.2f", q.reuse).c_str(), Fmt("%.1f", Ratio(f.reuse, fl.reuse)).c_str(),
-                      f.ok() ? f.chosen.c_str() : "FAILED");
-        std::printf(" | %-44s", cell);
+        const double    peak = f.peak_mb / default_peak; /* NaN without -memory */
+        char            cell[200];
+        std::snprintf(cell, sizeof cell, "%s[%s-%s] %s  %s/%s/%s  %s %s", Fmt("%.2f", q.oneshot).c_str(), Fmt("%.2f", Ratio(S.best_builtin, Figures::Highest(f.oneshot_rounds))).c_str(),
+                      Fmt("%.2f", Ratio(S.best_builtin, Figures::Lowest(f.oneshot_rounds))).c_str(), Fmt("%.2f", q.reuse).c_str(), Fmt("%.1f", Ratio(f.symbolic, fl.symbolic)).c_str(),
+                      Fmt("%.1f", Ratio(f.oneshot - f.symbolic, fl.numeric_first)).c_str(), Fmt("%.1f", Ratio(f.reuse, fl.reuse)).c_str(),
+                      std::isnan(peak) ? "-" : Fmt("%.2f", peak).c_str(), f.ok() ? f.chosen.c_str() : "FAILED");
+        std::printf(" | %-64s", cell);
         if (!f.ok()) continue;
+        if (!std::isnan(peak) && (!max_peak.count(a) || peak > max_peak[a].first)) max_peak[a] = {peak, S.name};
         r1[a].push_back(q.oneshot);
         rr[a].push_back(q.reuse);
         if (!min1.count(a) || q.oneshot < min1[a].first) min1[a] = {q.oneshot, S.name};
@@ -237,6 +244,8 @@ void PrintSummary(const std::vector<Summary> &all, const Settings &s, const Mach
   for (const std::string &a : ours)
     std::printf("%-22s geometric mean 1-shot %s, reuse %s; minimum 1-shot %s (%s), reuse %s (%s)\n", a.c_str(), Fmt("%.3f", geomean(r1[a])).c_str(), Fmt("%.3f", geomean(rr[a])).c_str(),
                 Fmt("%.3f", min1[a].first).c_str(), min1[a].second.c_str(), Fmt("%.3f", minr[a].first).c_str(), minr[a].second.c_str());
+  for (const std::string &a : ours)
+    if (max_peak.count(a)) std::printf("%-22s largest peak against PETSc's default %s (%s)\n", a.c_str(), Fmt("%.2f", max_peak[a].first).c_str(), max_peak[a].second.c_str());
   if (cluster_seen)
     std::printf("cluster chose the cluster-wise kernel on %d of %d matrices%s%s\n", cluster_chosen, cluster_seen, cluster_gain.empty() ? "" : "; there its one-shot was rowwise's x ",
                 cluster_gain.empty() ? "" : Fmt("%.3f", geomean(cluster_gain)).c_str());
