@@ -17,7 +17,10 @@
      of the entry's terms, so it bounds the rounding of any summation order (about the number of
      terms times the unit roundoff, times s), and it gives an entry whose terms cancel to about 0 an
      absolute floor instead of asking it for digits it never had. (An entry the scale lacks, or whose
-     scale is not finite, is held to rtol * |r|.)
+     scale is not finite, is held to rtol * |r|.) A scale below the smallest normal number counts as
+     that number: subnormal values round in absolute steps (adder_dcop_05 squared has entries of
+     2e-316; with A's values doubled every algorithm, PETSc's too, was 2 subnormal units away from
+     twice the reference.)
    - The comparison is exact (tolerance 0) where every operand value is an integer and s(i,j) <= 2^53:
      every partial sum is then an integer that a double holds exactly, in any order.
    - NaN, +Inf and -Inf agree only with the same kind in the reference; anything else (a finite value
@@ -269,7 +272,9 @@ inline PetscErrorCode CompareProduct(Mat C, Mat Cref, const ProductScale *scale,
       }
       const bool      exact = scale->integer && has_s && s <= kProductCheckExactLimit;
       const PetscReal base  = has_s ? s : PetscAbsReal(want);
-      const PetscReal tol   = exact ? 0 : opt.rtol * base;
+      /* below the normal range a double's precision is absolute (one subnormal unit per rounding), so the
+         scale gets the floor of the smallest normal number: rtol * DBL_MIN is thousands of such units */
+      const PetscReal tol   = exact ? 0 : opt.rtol * PetscMax(base, std::numeric_limits<PetscReal>::min());
       const PetscReal diff  = PetscAbsReal(got - want);
       if (diff > 0) max_err = PetscMax(max_err, diff / base); /* base 0: infinite */
       if (!(diff <= tol)) {
