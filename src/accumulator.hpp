@@ -66,6 +66,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -111,10 +112,8 @@ inline bool prefer_scan(Count n, Count window) { return window / 4096 <= n * kSc
 
 // Auto rule: `work` is an upper bound on the distinct columns of the row (its flops, capped at
 // ncols), `flops` the whole product's multiply-adds.
-inline bool prefer_dense(Count work, Count ncols, Count flops)
-{
-  return (ncols <= kDenseAlwaysBelowColumns && flops >= ncols) || work * kDenseDivisor >= ncols;
-}
+inline bool dense_for_every_row(Count ncols, Count flops) { return ncols <= kDenseAlwaysBelowColumns && flops >= ncols; }
+inline bool prefer_dense(Count work, Count ncols, Count flops) { return dense_for_every_row(ncols, flops) || work * kDenseDivisor >= ncols; }
 
 template <class I>
 class DenseColumnMap {
@@ -396,6 +395,17 @@ Accumulator choose_accumulator(Accumulator asked, Count work, Count ncols, Count
   if (asked == Accumulator::Auto)
     return DenseColumnMap<I>::supports(ncols) && prefer_dense(work, ncols, flops) ? Accumulator::Dense : fallback;
   return ColumnMapList<ColumnMaps<I>>::usable(asked, ncols) ? asked : fallback;
+}
+
+// The map every row of a product gets when that does not depend on the row (an explicit option, or
+// Auto where prefer_dense()'s product-wide clause holds): the kernel then dispatches once per chunk
+// rather than once per row, whose overhead is comparable to the work of a row of a few entries.
+template <class I>
+std::optional<Accumulator> uniform_accumulator(Accumulator asked, Count ncols, Count flops)
+{
+  if (asked != Accumulator::Auto) return choose_accumulator<I>(asked, 0, ncols, flops);
+  if (DenseColumnMap<I>::supports(ncols) && dense_for_every_row(ncols, flops)) return Accumulator::Dense;
+  return std::nullopt;
 }
 
 // The one dispatch from a map's kind to its class: f(map) with this thread's map of that kind,

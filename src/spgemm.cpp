@@ -296,6 +296,8 @@ class SymbolicPass {
     const int nchunks = static_cast<int>(chunks_.size()) - 1;
     const bool with_values = fused && !count_only;
     const I *const out_cols = work_.out_cols();
+    // Row-wise units all take the map of `uniform`, when there is one (see uniform_accumulator).
+    const std::optional<Accumulator> uniform = units_.M ? std::nullopt : uniform_accumulator<I>(acc_, Bw_.ncols, flops_);
 #pragma omp parallel num_threads(nt_) reduction(+ : dense_rows, pass_total) reduction(max : pass_thread)
     {
       Workspace<I, V> ws;
@@ -310,28 +312,37 @@ class SymbolicPass {
       for (int ch = 0; ch < nchunks; ++ch)
         errors.guard([&] {
           ChunkOutput<I, V> &dst = count_only ? scratch : out_[ch];
+          auto run_unit = [&](auto &map, const Unit<I, V> &u, Count work) {
+            auto unit = [&](auto row_wise, auto values) {
+              symbolic_unit<decltype(row_wise)::value, decltype(values)::value>(u, work, Bw_, b_values_, out_cols, map, ws, dst, row_count_.data(),
+                                                                                row_start_.data());
+            };
+            using Yes = std::true_type;
+            using No = std::false_type;
+            if (u.s > 1 && with_values) unit(No{}, Yes{});
+            else if (u.s > 1) unit(No{}, No{});
+            else if (with_values) unit(Yes{}, Yes{});
+            else unit(Yes{}, No{});
+            if (count_only) scratch.size = 0;
+            else if (!row_chunk_.empty())
+              for (I l = 0; l < u.s; ++l) row_chunk_[u.rows[l]] = ch;
+          };
+          // Row-wise pattern only needs the marks; slots too with values or for a cluster.
+          if (uniform) {
+            if (*uniform == Accumulator::Dense && !count_only) dense_rows += chunks_[ch + 1] - chunks_[ch];
+            with_column_map<I>(ws.maps, *uniform, Bw_.ncols, kMarks | (with_values ? kSlots : 0u), [&](auto &map) {
+              for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx)
+                run_unit(map, units_(uidx), std::min<Count>(unit_work_[uidx], Bw_.ncols));
+            });
+            return;
+          }
           for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx) {
             const Unit<I, V> u = units_(uidx);
             const Count work = std::min<Count>(unit_work_[uidx], Bw_.ncols);
             const Accumulator kind = choose_accumulator<I>(acc_, work, Bw_.ncols, flops_);
             if (kind == Accumulator::Dense && !count_only) dense_rows += u.s;
-            // Row-wise pattern only needs the marks; slots too with values or for a cluster.
             const unsigned uses = kMarks | (u.s > 1 || with_values ? kSlots : 0u);
-            with_column_map<I>(ws.maps, kind, Bw_.ncols, uses, [&](auto &map) {
-              auto unit = [&](auto row_wise, auto values) {
-                symbolic_unit<decltype(row_wise)::value, decltype(values)::value>(u, work, Bw_, b_values_, out_cols, map, ws, dst,
-                                                                                  row_count_.data(), row_start_.data());
-              };
-              using Yes = std::true_type;
-              using No = std::false_type;
-              if (u.s > 1 && with_values) unit(No{}, Yes{});
-              else if (u.s > 1) unit(No{}, No{});
-              else if (with_values) unit(Yes{}, Yes{});
-              else unit(Yes{}, No{});
-            });
-            if (count_only) scratch.size = 0;
-            else if (!row_chunk_.empty())
-              for (I l = 0; l < u.s; ++l) row_chunk_[u.rows[l]] = ch;
+            with_column_map<I>(ws.maps, kind, Bw_.ncols, uses, [&](auto &map) { run_unit(map, u, work); });
           }
         });
       pass_thread = ws.bytes();
@@ -516,6 +527,7 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
   const int nchunks = static_cast<int>(chunks.size()) - 1;
   const Accumulator acc = opts_.accumulator;
   const bool gather = numeric_gathers<V>(C.ncols);
+  const std::optional<Accumulator> uniform = units.M ? std::nullopt : uniform_accumulator<I>(acc, C.ncols, stats_.flops);
   RegionErrors errors;
   Count ws_thread = 0, ws_total = 0;
 #pragma omp parallel num_threads(nt) reduction(+ : ws_total) reduction(max : ws_thread)
@@ -524,6 +536,16 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
 #pragma omp for schedule(dynamic, 1)
     for (int ch = 0; ch < nchunks; ++ch)
       errors.guard([&] {
+        if (uniform) { // row-wise, one map for every row (see uniform_accumulator)
+          with_column_map<I>(ws.maps, *uniform, C.ncols, gather ? 0u : kPositions, [&](auto &map) {
+            for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
+              const Unit<I, V> u = units(uidx);
+              const Count expected = std::min<Count>(Cw.row_length(u.rows[0]), C.ncols);
+              numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws, gather);
+            }
+          });
+          return;
+        }
         for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
           const Unit<I, V> u = units(uidx);
           Count expected = 0;
