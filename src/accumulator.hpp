@@ -34,7 +34,8 @@
 // to ColumnMaps below. choose_accumulator() then honours it when asked for by name; teaching Auto
 // when to pick it is a change of prefer_dense()'s rule.
 //
-// The two maps, chosen per row/cluster by choose_accumulator():
+// The two maps, chosen per row/cluster by choose_accumulator() (once per chunk where every row gets the
+// same one: uniform_accumulator()):
 //  - DenseColumnMap: ncols-wide slot and stamp arrays per thread, O(1) with no probing; allocated
 //    lazily, only by threads that meet a row for which it is chosen.
 //  - HashColumnMap: open addressing with linear probing and Fibonacci hashing, capacity the next
