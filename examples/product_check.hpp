@@ -274,9 +274,10 @@ inline PetscErrorCode CompareProduct(Mat C, Mat Cref, const ProductScale *scale,
       const PetscReal base  = has_s ? s : PetscAbsReal(want);
       /* below the normal range a double's precision is absolute (one subnormal unit per rounding), so the
          scale gets the floor of the smallest normal number: rtol * DBL_MIN is thousands of such units */
-      const PetscReal tol   = exact ? 0 : opt.rtol * PetscMax(base, std::numeric_limits<PetscReal>::min());
+      const PetscReal held  = exact ? base : PetscMax(base, std::numeric_limits<PetscReal>::min());
+      const PetscReal tol   = exact ? 0 : opt.rtol * held;
       const PetscReal diff  = PetscAbsReal(got - want);
-      if (diff > 0) max_err = PetscMax(max_err, diff / base); /* base 0: infinite */
+      if (diff > 0) max_err = PetscMax(max_err, diff / held); /* exact with scale 0: infinite */
       if (!(diff <= tol)) {
         ++local[1];
         if (!value_msg[0])

@@ -233,14 +233,21 @@ class SymbolicPass {
     // hole and take over the pages the chunks touched. With an arena of indices only (or a buffer
     // per chunk) those pages stayed resident beside C's new values: peak 1.36x PETSc's default's
     // on a Delaunay graph (A*A, 65k rows), the chunks' touched memory the excess. Untouched room
-    // costs address space only, but a request above physical memory can be refused (overcommit
-    // heuristics): then room for the columns only.
+    // costs address space only, but one request above physical memory can be refused where the same
+    // bytes in pieces are not (overcommit heuristics): beyond half of it the room goes, and beyond
+    // that each chunk gets its own buffer (the bound of a power-law product can far exceed nnz(C)).
     const std::size_t total = static_cast<std::size_t>(std::accumulate(chunk_bound_.begin(), chunk_bound_.end(), Count(0)));
-    const std::size_t with_room = total * std::max(sizeof(I), sizeof(V));
-    arena_ = make_raw_storage(with_room <= physical_memory_bytes() / 2 ? with_room : total * sizeof(I));
+    const std::size_t with_room = total * std::max(sizeof(I), sizeof(V)), half_memory = physical_memory_bytes() / 2;
+    const bool one_arena = total * sizeof(I) <= half_memory;
+    arenas_.clear();
+    if (one_arena) arenas_.push_back(make_raw_storage(with_room <= half_memory ? with_room : total * sizeof(I)));
     Count offset = 0;
     for (int ch = 0; ch < nchunks; ++ch) {
-      out_[ch].cols = static_cast<I *>(arena_.get()) + offset;
+      if (one_arena) out_[ch].cols = static_cast<I *>(arenas_[0].get()) + offset;
+      else {
+        arenas_.push_back(make_raw_storage(static_cast<std::size_t>(chunk_bound_[ch]) * sizeof(I)));
+        out_[ch].cols = static_cast<I *>(arenas_.back().get());
+      }
       offset += chunk_bound_[ch];
       if (fused) out_[ch].vals = make_uninitialized_array<V>(static_cast<std::size_t>(chunk_bound_[ch]));
     }
@@ -281,7 +288,7 @@ class SymbolicPass {
       for (I i = 0; i < nrows; ++i) copy_row(inverse[i], out_[row_chunk_[inverse[i]]]);
     }
     out_.clear();
-    arena_.reset();
+    arenas_.clear();
   }
 
   std::vector<I> take_chunks() { return std::move(chunks_); }
@@ -370,7 +377,7 @@ class SymbolicPass {
   std::vector<I> row_count_;         // by working row
   std::vector<Count> row_start_;     // by working row, in its chunk's buffer
   std::vector<int> row_chunk_;       // reordered: the chunk holding each working row
-  RawStorage arena_;                 // every chunk's columns (run)
+  std::vector<RawStorage> arenas_;   // the chunks' columns: one arena, or one per chunk (run)
   std::vector<ChunkOutput<I, V>> out_;
 };
 

@@ -351,8 +351,8 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
     const I i = u.rows[0], base = C.rowptr[i], len = C.rowptr[i + 1] - base;
     if (Map::kind == Accumulator::Dense && gather) {
       if (ws.ngather_values < static_cast<std::size_t>(C.ncols)) {
+        ws.gather_values = make_zeroed_array<V>(static_cast<std::size_t>(C.ncols));
         ws.ngather_values = static_cast<std::size_t>(C.ncols);
-        ws.gather_values = make_zeroed_array<V>(ws.ngather_values);
       }
       V *const __restrict acc = ws.gather_values.get();
       for_each_product(u, B, b_values, [acc](I j, V ab) { acc[j] += ab; });
