@@ -543,26 +543,30 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
 #pragma omp for schedule(dynamic, 1)
     for (int ch = 0; ch < nchunks; ++ch)
       errors.guard([&] {
+        auto expected_of = [&](const Unit<I, V> &u) {
+          Count expected = 0;
+          for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
+          return std::min<Count>(expected, C.ncols);
+        };
+        auto run_unit = [&](auto &map, const Unit<I, V> &u, Count expected) {
+          if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws, gather);
+          else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws, gather);
+        };
+        const unsigned row_uses = gather ? 0u : kPositions;
         if (uniform) { // row-wise, one map for every row (see uniform_accumulator)
-          with_column_map<I>(ws.maps, *uniform, C.ncols, gather ? 0u : kPositions, [&](auto &map) {
+          with_column_map<I>(ws.maps, *uniform, C.ncols, row_uses, [&](auto &map) {
             for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
               const Unit<I, V> u = units(uidx);
-              const Count expected = std::min<Count>(Cw.row_length(u.rows[0]), C.ncols);
-              numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws, gather);
+              run_unit(map, u, expected_of(u));
             }
           });
           return;
         }
         for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
           const Unit<I, V> u = units(uidx);
-          Count expected = 0;
-          for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
-          expected = std::min<Count>(expected, C.ncols);
+          const Count expected = expected_of(u);
           const Accumulator kind = choose_accumulator<I>(acc, expected, C.ncols, stats_.flops);
-          with_column_map<I>(ws.maps, kind, C.ncols, u.s > 1 ? kSlots : gather ? 0u : kPositions, [&](auto &map) {
-            if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws, gather);
-            else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws, gather);
-          });
+          with_column_map<I>(ws.maps, kind, C.ncols, u.s > 1 ? kSlots : row_uses, [&](auto &map) { run_unit(map, u, expected); });
         }
       });
     ws_thread = ws.bytes();
