@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <random>
 #include <set>
@@ -25,6 +26,13 @@ namespace pctest {
 
 using pcluster::CsrMatrix;
 using pcluster::CsrView;
+
+// Bit for bit: memcmp, not ==, since 0.0 == -0.0 would hide a difference.
+template <class T>
+bool same_bits(const std::vector<T> &a, const std::vector<T> &b)
+{
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
 
 // A matrix as a sorted map (row, col) -> value: the representation the reference works in.
 using Entries = std::map<std::pair<std::int64_t, std::int64_t>, double>;

@@ -12,6 +12,7 @@
 // (Jaccard ties for the hierarchical clustering's top-k and heap), a few dense rows, and explicit
 // zeros times negative values (products equal to -0).
 #include "parallel.hpp"
+#include "reference.hpp"
 #include "pcluster/clustering.hpp"
 #include "pcluster/generators.hpp"
 #include "pcluster/ordering.hpp"
@@ -40,11 +41,7 @@ using Csr = CsrMatrix<I, double>;
 
 constexpr int kThreadCounts[] = {1, 2, 4};
 
-template <class T>
-bool same_bits(const std::vector<T> &a, const std::vector<T> &b)
-{
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
+using pctest::same_bits;
 
 std::uint64_t mix(std::uint64_t x)
 {

@@ -262,10 +262,7 @@ TEST_CASE("Auto: dense and hash rows side by side in one chunk, symbolic and num
     REQUIRE_NOTHROW(plan.numeric(A2.view(), B.view(), Cv, P.values.data()));
     CHECK(pctest::compare_csr<I>(ref2, A.nrows, B.ncols, P.rowptr, P.colidx, P.values) == "");
     if (first.empty()) first = P.values;
-    else { // bit-identical across thread counts
-      REQUIRE(P.values.size() == first.size());
-      CHECK(std::memcmp(P.values.data(), first.data(), first.size() * sizeof(double)) == 0);
-    }
+    else CHECK(pctest::same_bits(P.values, first)); // bit-identical across thread counts
   }
 }
 
@@ -300,8 +297,7 @@ TEST_CASE("row-wise numeric: gathering (narrow C) and positions (wide C) give th
     REQUIRE_NOTHROW(W = run<I>(A.view(), Bw.view(), o, &wide_plan));
     CHECK(pctest::compare_csr<I>(ref, A.nrows, B.ncols, N.rowptr, N.colidx, N.values) == "");
     CHECK(pctest::compare_csr<I>(refw, A.nrows, Bw.ncols, W.rowptr, W.colidx, W.values) == "");
-    REQUIRE(N.values.size() == W.values.size());
-    CHECK(std::memcmp(N.values.data(), W.values.data(), N.values.size() * sizeof(double)) == 0);
+    CHECK(pctest::same_bits(N.values, W.values));
     const CsrView<I, double> Nv{A.nrows, B.ncols, N.rowptr.data(), N.colidx.data(), nullptr};
     const CsrView<I, double> Wv{A.nrows, Bw.ncols, W.rowptr.data(), W.colidx.data(), nullptr};
     std::fill(N.values.begin(), N.values.end(), -777.0);
@@ -310,12 +306,9 @@ TEST_CASE("row-wise numeric: gathering (narrow C) and positions (wide C) give th
     REQUIRE_NOTHROW(wide_plan.numeric(A2.view(), Bw.view(), Wv, W.values.data()));
     CHECK(pctest::compare_csr<I>(ref2, A.nrows, B.ncols, N.rowptr, N.colidx, N.values) == "");
     CHECK(pctest::compare_csr<I>(ref2w, A.nrows, Bw.ncols, W.rowptr, W.colidx, W.values) == "");
-    CHECK(std::memcmp(N.values.data(), W.values.data(), N.values.size() * sizeof(double)) == 0);
+    CHECK(pctest::same_bits(N.values, W.values));
     if (first.empty()) first = N.values;
-    else { // bit-identical across thread counts
-      REQUIRE(N.values.size() == first.size());
-      CHECK(std::memcmp(N.values.data(), first.data(), first.size() * sizeof(double)) == 0);
-    }
+    else CHECK(pctest::same_bits(N.values, first)); // bit-identical across thread counts
   }
 }
 
