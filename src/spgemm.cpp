@@ -14,7 +14,12 @@
 //     every unit writes only its own rows, so results do not depend on the thread count;
 //  4. the kernel over every chunk, each chunk appending its rows' columns to its own buffer;
 //  5. the row assembly: rowptr is a prefix sum of row counts, and the buffers are copied into
-//     place in parallel (in C's row order when reordered).
+//     place: a chunk's buffer whole where its rows follow each other in C (row-wise, consecutive
+//     clusters), else row by row in parallel (in C's row order when reordered).
+// On matrices of a few entries per row (a road network: 3.4 per row of C) this bookkeeping costs
+// as much as the kernel, mostly in first-touch page faults of per-row arrays: so each row costs one
+// Count (its flops, summed in place into the chunks' cost prefix) and its count in C's rowptr, and
+// a row's start in its chunk's buffer is kept only where rows are copied one by one.
 // nnz(C) is known to fit the index type before any buffer of step 4 is allocated (bounds from the
 // row flops, or an exact count when they cannot tell): an overflowing product fails with
 // IndexOverflow at the cost of O(nnz(A)), not after filling gigabytes.
@@ -139,12 +144,14 @@ std::shared_ptr<const LeftAnalysis<I>> SpgemmPlan<I, V>::left_analysis() const
 
 namespace {
 
-// Step 2, the flop pass: per-row flops (64-bit) and a lower bound of nnz(C) (a row of C holds at
-// least the longest row of B its row of A reaches), which already rules out a C too large for I.
+// Step 2, the flop pass: per-row flops (64-bit; row i's at [i + 1], [0] = 0, so that step 3 sums
+// them in place) and a lower bound of nnz(C) (a row of C holds at least the longest row of B its row
+// of A reaches), which already rules out a C too large for I.
 template <class I, class V>
 std::vector<Count> row_flops_of(const CsrView<I, V> &Aw, const CsrView<I, V> &Bw, int nt, Count *flops)
 {
-  std::vector<Count> row_flops(Aw.nrows);
+  std::vector<Count> row_flops(static_cast<std::size_t>(Aw.nrows) + 1);
+  row_flops[0] = 0;
   Count nnz_lower = 0;
 #pragma omp parallel for schedule(static) num_threads(nt) reduction(+ : nnz_lower)
   for (I i = 0; i < Aw.nrows; ++i) {
@@ -154,7 +161,7 @@ std::vector<Count> row_flops_of(const CsrView<I, V> &Aw, const CsrView<I, V> &Bw
       f += Bw.row_length(Aw.colidx[p]);
       longest = std::max(longest, Bw.row_length(Aw.colidx[p]));
     }
-    row_flops[i] = f;
+    row_flops[static_cast<std::size_t>(i) + 1] = f;
     nnz_lower += longest;
   }
   *flops = std::accumulate(row_flops.begin(), row_flops.end(), Count(0));
@@ -175,45 +182,52 @@ class SymbolicPass {
   {
   }
 
-  // Step 3: per-unit work (distinct-column bound: union flops, capped at ncols) and multiply count,
-  // chunks of equal cost, and each chunk's output bound (min(flops, ncols) per row).
-  void make_chunks(std::vector<Count> row_flops, SpgemmStats &st)
+  // Step 3: per-unit cost (work + 1 per row: the distinct-column bound, union flops, plus the row's
+  // own overhead) summed into cost_prefix_, chunks of equal cost, and each chunk's output bound
+  // (min(work, ncols) per row); the row counts go to C's rowptr (to row_count_ when reordered), and
+  // rows' starts in their chunk's buffer are kept only where rows are copied one by one.
+  void make_chunks(std::vector<Count> row_flops, std::vector<I> &c_rowptr, SpgemmStats &st)
   {
     const I nunits = units_.count();
-    std::vector<Count> cost_prefix(static_cast<std::size_t>(nunits) + 1, 0);
     if (units_.M) {
       std::vector<Count>().swap(row_flops); // not needed any more: one Count per row less at the peak
-      unit_work_.resize(nunits);
+      cost_prefix_.resize(static_cast<std::size_t>(nunits) + 1);
+      cost_prefix_[0] = 0;
 #pragma omp parallel for schedule(static) num_threads(nt_)
       for (I c = 0; c < nunits; ++c) {
         const Unit<I, V> u = units_(c);
         Count f = 0;
         for (I t = 0; t < u.n; ++t) f += Bw_.row_length(u.cols[t]);
-        unit_work_[c] = f;
+        cost_prefix_[static_cast<std::size_t>(c) + 1] = (f + 1) * u.s;
       }
       for (I c = 0; c < nunits; ++c) {
-        cost_prefix[c + 1] = cost_prefix[c] + unit_work_[c] * units_(c).s + units_(c).s;
-        st.cluster_flops += unit_work_[c] * units_(c).s;
+        st.cluster_flops += cost_prefix_[c + 1] - units_(c).s;
+        cost_prefix_[c + 1] += cost_prefix_[c];
       }
       st.num_clusters = nunits;
       st.cluster_padding = units_.M->padding();
     } else {
-      unit_work_ = std::move(row_flops);
-      for (I u = 0; u < nunits; ++u) cost_prefix[u + 1] = cost_prefix[u] + unit_work_[u] + 1;
+      cost_prefix_ = std::move(row_flops); // row i's flops at [i + 1]: summed in place
+      for (I u = 0; u < nunits; ++u) cost_prefix_[u + 1] += cost_prefix_[u] + 1;
     }
-    chunks_ = balanced_chunks<I>(cost_prefix, nt_ * kChunksPerThread);
+    chunks_ = balanced_chunks<I>(cost_prefix_, nt_ * kChunksPerThread);
     const int nchunks = static_cast<int>(chunks_.size()) - 1;
     chunk_bound_.assign(nchunks, 0);
     for (int ch = 0; ch < nchunks; ++ch)
       for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx) {
-        const Count b = std::min<Count>(unit_work_[uidx], Bw_.ncols) * (units_.M ? units_(uidx).s : 1);
+        const Count b = std::min<Count>(unit_work(uidx), Bw_.ncols) * (units_.M ? units_(uidx).s : 1);
         chunk_bound_[ch] += b;
         unit_bound_max_ = std::max(unit_bound_max_, b);
       }
     const I nrows = units_.A->nrows;
-    row_count_.assign(nrows, 0);
-    row_start_.assign(nrows, 0);
-    if (work_.active()) row_chunk_.assign(nrows, 0);
+    c_rowptr.resize(static_cast<std::size_t>(nrows) + 1);
+    if (work_.active()) {
+      row_count_.resize(nrows);
+      row_chunk_.resize(nrows);
+    }
+    row_count_of_ = work_.active() ? row_count_.data() : c_rowptr.data() + 1;
+    rows_follow_ = !work_.active() && (!units_.M || rows_in_order(units_.M->clusters));
+    if (!rows_follow_) row_start_.resize(nrows);
   }
 
   // Step 4 and nnz(C): with fused, the values too. nnz(C) must fit I, and be known to fit before
@@ -259,33 +273,50 @@ class SymbolicPass {
 
   // Step 5: C's rowptr (a 64-bit prefix sum in C's row order) and its rows copied from the chunks'
   // buffers; the arena freed once all are copied (fused values: each chunk's freed once copied).
+  // Where a chunk's rows follow each other, its buffer is appended whole: C's arrays are then never
+  // zero-filled before being written.
   void assemble(Count nnz, std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values)
   {
     const I nrows = units_.A->nrows;
     const std::vector<I> &order = work_.order(), &inverse = work_.inverse();
-    c_rowptr.resize(static_cast<std::size_t>(nrows) + 1);
     c_rowptr[0] = 0;
-    for (I i = 0; i < nrows; ++i) c_rowptr[i + 1] = c_rowptr[i] + row_count_[work_.active() ? inverse[i] : i];
-    c_colidx.resize(static_cast<std::size_t>(nnz));
-    if (c_values) c_values->resize(static_cast<std::size_t>(nnz));
-    auto copy_row = [&](I r, const ChunkOutput<I, V> &from) { // working row r into C's row
-      const I c_row = work_.active() ? order[r] : r;
-      std::copy_n(from.cols + row_start_[r], row_count_[r], c_colidx.begin() + c_rowptr[c_row]);
-      if (c_values) std::copy_n(from.vals.get() + row_start_[r], row_count_[r], c_values->begin() + c_rowptr[c_row]);
-    };
+    if (work_.active())
+      for (I i = 0; i < nrows; ++i) c_rowptr[i + 1] = c_rowptr[i] + row_count_[inverse[i]];
+    else
+      for (I i = 0; i < nrows; ++i) c_rowptr[i + 1] += c_rowptr[i];
     const int nchunks = static_cast<int>(chunks_.size()) - 1;
-    if (!work_.active()) { // chunk after chunk
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt_)
+    c_colidx.clear();
+    if (c_values) c_values->clear();
+    if (rows_follow_) {
+      c_colidx.reserve(static_cast<std::size_t>(nnz));
+      if (c_values) c_values->reserve(static_cast<std::size_t>(nnz));
       for (int ch = 0; ch < nchunks; ++ch) {
-        for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx) {
-          const Unit<I, V> u = units_(uidx);
-          for (I l = 0; l < u.s; ++l) copy_row(u.rows[l], out_[ch]);
-        }
+        c_colidx.insert(c_colidx.end(), out_[ch].cols, out_[ch].cols + out_[ch].size);
+        if (c_values) c_values->insert(c_values->end(), out_[ch].vals.get(), out_[ch].vals.get() + out_[ch].size);
         out_[ch].vals.reset();
       }
-    } else { // in C's row order, gathering rows from the chunks (see src/spgemm_reordering.hpp)
+    } else {
+      c_colidx.resize(static_cast<std::size_t>(nnz));
+      if (c_values) c_values->resize(static_cast<std::size_t>(nnz));
+      auto copy_row = [&](I r, const ChunkOutput<I, V> &from) { // working row r into C's row
+        const I c_row = work_.active() ? order[r] : r;
+        const I count = c_rowptr[c_row + 1] - c_rowptr[c_row];
+        std::copy_n(from.cols + row_start_[r], count, c_colidx.begin() + c_rowptr[c_row]);
+        if (c_values) std::copy_n(from.vals.get() + row_start_[r], count, c_values->begin() + c_rowptr[c_row]);
+      };
+      if (!work_.active()) { // chunk after chunk
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt_)
+        for (int ch = 0; ch < nchunks; ++ch) {
+          for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx) {
+            const Unit<I, V> u = units_(uidx);
+            for (I l = 0; l < u.s; ++l) copy_row(u.rows[l], out_[ch]);
+          }
+          out_[ch].vals.reset();
+        }
+      } else { // in C's row order, gathering rows from the chunks (see src/spgemm_reordering.hpp)
 #pragma omp parallel for schedule(static) num_threads(nt_)
-      for (I i = 0; i < nrows; ++i) copy_row(inverse[i], out_[row_chunk_[inverse[i]]]);
+        for (I i = 0; i < nrows; ++i) copy_row(inverse[i], out_[row_chunk_[inverse[i]]]);
+      }
     }
     out_.clear();
     arenas_.clear();
@@ -321,8 +352,8 @@ class SymbolicPass {
           ChunkOutput<I, V> &dst = count_only ? scratch : out_[ch];
           auto run_unit = [&](auto &map, const Unit<I, V> &u, Count work) {
             auto unit = [&](auto row_wise, auto values) {
-              symbolic_unit<decltype(row_wise)::value, decltype(values)::value>(u, work, Bw_, b_values_, out_cols, map, ws, dst, row_count_.data(),
-                                                                                row_start_.data());
+              symbolic_unit<decltype(row_wise)::value, decltype(values)::value>(u, work, Bw_, b_values_, out_cols, map, ws, dst, row_count_of_,
+                                                                                rows_follow_ ? nullptr : row_start_.data());
             };
             using Yes = std::true_type;
             using No = std::false_type;
@@ -339,13 +370,13 @@ class SymbolicPass {
             if (*uniform == Accumulator::Dense && !count_only) dense_rows += chunks_[ch + 1] - chunks_[ch];
             with_column_map<I>(ws.maps, *uniform, Bw_.ncols, kMarks | (with_values ? kSlots : 0u), [&](auto &map) {
               for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx)
-                run_unit(map, units_(uidx), std::min<Count>(unit_work_[uidx], Bw_.ncols));
+                run_unit(map, units_(uidx), std::min<Count>(unit_work(uidx), Bw_.ncols));
             });
             return;
           }
           for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx) {
             const Unit<I, V> u = units_(uidx);
-            const Count work = std::min<Count>(unit_work_[uidx], Bw_.ncols);
+            const Count work = std::min<Count>(unit_work(uidx), Bw_.ncols);
             const Accumulator kind = choose_accumulator<I>(acc_, work, Bw_.ncols, flops_);
             if (kind == Accumulator::Dense && !count_only) dense_rows += u.s;
             const unsigned uses = kMarks | (u.s > 1 || with_values ? kSlots : 0u);
@@ -361,7 +392,22 @@ class SymbolicPass {
     st.workspace_bytes = std::max(st.workspace_bytes, pass_total);
   }
 
-  Count count_nnz() const { return std::accumulate(row_count_.begin(), row_count_.end(), Count(0)); }
+  Count count_nnz() const { return std::accumulate(row_count_of_, row_count_of_ + units_.A->nrows, Count(0)); }
+
+  // A unit's work bound (its union flops), from its cost (see make_chunks).
+  Count unit_work(I u) const
+  {
+    const Count cost = cost_prefix_[u + 1] - cost_prefix_[u];
+    return units_.M ? cost / units_(u).s - 1 : cost - 1;
+  }
+
+  // Do the clusters hold consecutive rows in order (fixed and variable clusterings do)?
+  static bool rows_in_order(const Clustering<I> &cl)
+  {
+    for (std::size_t k = 0; k < cl.rows.size(); ++k)
+      if (cl.rows[k] != static_cast<I>(k)) return false;
+    return true;
+  }
 
   const UnitSource<I, V> &units_;
   const CsrView<I, V> &Bw_;
@@ -370,12 +416,14 @@ class SymbolicPass {
   const Accumulator acc_;
   const Count flops_;
   const int nt_;
-  std::vector<Count> unit_work_;
+  std::vector<Count> cost_prefix_;   // per unit, summed (make_chunks)
   std::vector<I> chunks_;
   std::vector<Count> chunk_bound_;
   Count unit_bound_max_ = 0;
-  std::vector<I> row_count_;         // by working row
-  std::vector<Count> row_start_;     // by working row, in its chunk's buffer
+  I *row_count_of_ = nullptr;        // by working row: C's rowptr shifted by one, or row_count_
+  bool rows_follow_ = false;         // each chunk's rows are consecutive rows of C, in order
+  std::vector<I> row_count_;         // reordered: by working row
+  std::vector<Count> row_start_;     // unless rows_follow_: by working row, in its chunk's buffer
   std::vector<int> row_chunk_;       // reordered: the chunk holding each working row
   std::vector<RawStorage> arenas_;   // the chunks' columns: one arena, or one per chunk (run)
   std::vector<ChunkOutput<I, V>> out_;
@@ -481,7 +529,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   // Steps 3 to 5.
   st.dense_limited = opts.accumulator == Accumulator::Dense && !DenseColumnMap<I>::supports(B.ncols);
   SymbolicPass<I, V> pass(units, Bw, b_values, im.work, opts.accumulator, st.flops, nt);
-  pass.make_chunks(std::move(row_flops), st);
+  pass.make_chunks(std::move(row_flops), c_rowptr, st);
   Count nnz = pass.run(fused, st);
   pass.assemble(nnz, c_rowptr, c_colidx, fused ? c_values : nullptr);
   im.chunks = pass.take_chunks();

@@ -195,7 +195,8 @@ void accumulate_cluster_any(const Unit<I, V> &u, const CsrView<I, V> &B, const V
 // The symbolic phase of one unit: its rows' columns (sorted) appended to `out`, with their values
 // when WithValues (fused symbolic+numeric: a one-shot product then needs no separate numeric
 // pass). out_cols (nullptr: none) relabels B's columns to C's before they are sorted (reordered
-// products, src/spgemm_reordering.hpp).
+// products, src/spgemm_reordering.hpp). Each row's count goes to row_count, and its start in `out`
+// to row_start unless that is null (the caller then knows the rows follow each other).
 template <bool RowWise, bool WithValues, class I, class V, class Map>
 void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, const V *b_values, const I *out_cols, Map &map,
                    Workspace<I, V> &ws, ChunkOutput<I, V> &out, I *row_count, Count *row_start)
@@ -253,7 +254,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
         for (I *c = begin; c < end; ++c) vals[c - begin] = ws.acc[map.find(*c)];
     }
     row_count[u.rows[0]] = static_cast<I>(end - begin);
-    row_start[u.rows[0]] = out.size;
+    if (row_start) row_start[u.rows[0]] = out.size;
     out.size += end - begin;
     return;
   }
@@ -304,7 +305,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
         if (WithValues) out.vals[out.size] = acc[static_cast<std::size_t>(e.second) * s + l];
         cols[out.size++] = e.first;
       }
-    row_start[u.rows[l]] = start;
+    if (row_start) row_start[u.rows[l]] = start;
     row_count[u.rows[l]] = static_cast<I>(out.size - start);
   }
 }
