@@ -312,6 +312,59 @@ TEST_CASE("row-wise numeric: gathering (narrow C) and positions (wide C) give th
   }
 }
 
+TEST_CASE("symbolic: short rows merged, longer ones through the map, any accumulator and thread count", "[spgemm][reuse][threads]")
+{
+  // Row i of A has i % 8 entries, so rows of 0..4 entries take the merge of B's rows (kMergeMaxRows)
+  // and rows of 5..7 the column map. B's rows: empty ones, rows that repeat one another, rows packed
+  // in 40 columns (merges full of equal heads) and rows scattered over 5000 (rectangular C). The
+  // symbolic phase with values (fused: merged sums for short rows, the map's for the others) must
+  // give the pattern-only phase's pattern and its numeric's values bit for bit, both the reference's.
+  using I = std::int32_t;
+  const std::int64_t m = 400, inner = 90, n = 5000;
+  std::mt19937_64 rng(2026);
+  Dense2 Ad{m, inner, {}}, Bd{inner, n, {}};
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t t = 0; t < i % 8; ++t) Ad.entries[{i, static_cast<std::int64_t>(rng() % inner)}] = pctest::random_value(rng);
+  for (std::int64_t k = 0; k < inner; ++k) {
+    if (k % 9 == 0) continue; // empty row of B
+    const bool packed = k % 2 == 0;
+    const std::int64_t len = 1 + static_cast<std::int64_t>(rng() % 12);
+    for (std::int64_t t = 0; t < len; ++t) Bd.entries[{k, static_cast<std::int64_t>(rng() % (packed ? 40 : n))}] = pctest::random_value(rng);
+  }
+  for (std::int64_t k = 1; k < inner; k += 10) // row k repeats row k - 1's pattern
+    for (std::int64_t j = 0; j < n; ++j) {
+      Bd.entries.erase({k, j});
+      if (Bd.entries.count({k - 1, j})) Bd.entries[{k, j}] = pctest::random_value(rng);
+    }
+  const Dense2 A2d = pctest::revalue(Ad, 77);
+  const auto A = pctest::to_csr<I>(Ad), A2 = pctest::to_csr<I>(A2d), B = pctest::to_csr<I>(Bd);
+  const pctest::Reference ref = pctest::reference_of(Ad, Bd), ref2 = pctest::reference_of(A2d, Bd);
+  std::vector<double> first;
+  for (Accumulator acc : {Accumulator::Auto, Accumulator::Hash, Accumulator::Dense})
+    for (int threads : {1, 2, 4}) {
+      SpgemmOptions o;
+      o.kernel = Kernel::Rowwise;
+      o.accumulator = acc;
+      o.num_threads = threads;
+      INFO(describe(o));
+      SpgemmPlan<I, double> plan;
+      Product<I> P;
+      REQUIRE_NOTHROW(P = run<I>(A.view(), B.view(), o, &plan));
+      CHECK(pctest::compare_csr<I>(ref, A.nrows, B.ncols, P.rowptr, P.colidx, P.values) == "");
+      Product<I> F; // fused: pattern and values by the map
+      REQUIRE_NOTHROW(SpgemmPlan<I, double>::symbolic(A.view(), B.view(), o, F.rowptr, F.colidx, &F.values));
+      CHECK(F.rowptr == P.rowptr);
+      CHECK(F.colidx == P.colidx);
+      CHECK(pctest::same_bits(F.values, P.values));
+      const CsrView<I, double> Cv{A.nrows, B.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
+      std::fill(P.values.begin(), P.values.end(), -1.0);
+      REQUIRE_NOTHROW(plan.numeric(A2.view(), B.view(), Cv, P.values.data()));
+      CHECK(pctest::compare_csr<I>(ref2, A.nrows, B.ncols, P.rowptr, P.colidx, P.values) == "");
+      if (first.empty()) first = P.values;
+      else CHECK(pctest::same_bits(P.values, first)); // bit-identical across maps and thread counts
+    }
+}
+
 TEST_CASE("numeric reuse with values changed in place (same arrays, as PETSc's MatScale does)", "[spgemm][reuse]")
 {
   using I = std::int32_t;
