@@ -35,7 +35,36 @@ void union_columns(const CsrView<I, V> &A, const I *rows, I s, std::vector<I> &o
     out.swap(tmp);
   }
 }
+// Pass 1 of build(): each cluster's number of union columns.
+template <class I, class V>
+std::vector<Count> union_sizes(const CsrView<I, V> &A, const Clustering<I> &cl)
+{
+  const I nc = cl.num_clusters();
+  std::vector<Count> ucount(nc);
+  detail::RegionErrors errors;
+#pragma omp parallel num_threads(detail::threads_for(A.nnz()))
+  {
+    std::vector<I> u, tmp;
+#pragma omp for schedule(dynamic, 256)
+    for (I c = 0; c < nc; ++c)
+      errors.guard([&] {
+        union_columns(A, cl.rows.data() + cl.ptr[c], cl.size(c), u, tmp);
+        ucount[c] = static_cast<Count>(u.size());
+      });
+  }
+  errors.rethrow();
+  return ucount;
+}
 } // namespace
+
+template <class I, class V>
+Count ClusterMatrix<I, V>::padding_of(const CsrView<I, V> &A, const Clustering<I> &clusters)
+{
+  const std::vector<Count> ucount = union_sizes(A, clusters);
+  Count stored = 0;
+  for (I c = 0; c < clusters.num_clusters(); ++c) stored += ucount[c] * clusters.size(c);
+  return stored - A.nnz();
+}
 
 template <class I, class V>
 ClusterMatrix<I, V> ClusterMatrix<I, V>::build(const CsrView<I, V> &A, Clustering<I> clustering)
@@ -50,19 +79,8 @@ ClusterMatrix<I, V> ClusterMatrix<I, V>::build(const CsrView<I, V> &A, Clusterin
   M.val_ptr.assign(static_cast<std::size_t>(nc) + 1, 0);
 
   // Pass 1: union sizes, to lay out cols/masks/values exactly.
-  std::vector<Count> ucount(nc);
+  const std::vector<Count> ucount = union_sizes(A, cl);
   detail::RegionErrors errors;
-#pragma omp parallel num_threads(detail::threads_for(A.nnz()))
-  {
-    std::vector<I> u, tmp;
-#pragma omp for schedule(dynamic, 256)
-    for (I c = 0; c < nc; ++c)
-      errors.guard([&] {
-        union_columns(A, cl.rows.data() + cl.ptr[c], cl.size(c), u, tmp);
-        ucount[c] = static_cast<Count>(u.size());
-      });
-  }
-  errors.rethrow();
   Count ncol_total = 0, nval_total = 0;
   for (I c = 0; c < nc; ++c) {
     M.col_ptr[c] = checked_index<I>(ncol_total, "CSR_Cluster union columns");

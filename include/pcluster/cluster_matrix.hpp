@@ -38,6 +38,8 @@ struct ClusterMatrix {
 
   I num_clusters() const { return clusters.num_clusters(); }
   Count padding() const { return static_cast<Count>(values.size()) - static_cast<Count>(scatter.size()); }
+  // The padding build() would give, without building (the union columns' sizes only).
+  static Count padding_of(const CsrView<I, V> &A, const Clustering<I> &clusters);
 };
 
 } // namespace pcluster
