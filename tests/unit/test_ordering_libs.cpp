@@ -11,6 +11,7 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include "leak_check.hpp"
 #include "ordering/partition.hpp" // src/: the partitions behind gp and hp
 
 #include "pcluster/generators.hpp"
@@ -335,6 +336,7 @@ int main(int argc, char *argv[])
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   const int result = Catch::Session().run(argc, argv);
+  pctest::check_leaks_now(); // before MPI_Finalize ends Open MPI's threads (leak_check.hpp)
   MPI_Finalize();
   return result;
 }
