@@ -9,8 +9,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace pcluster;
@@ -102,6 +104,50 @@ TEST_CASE("validate(CsrView) accepts valid matrices and names the operand and ro
     auto X = M;
     X.rowptr = {1, 2, 3};
     expect_bad(X, "rowptr[0] != 0");
+  }
+}
+
+TEST_CASE("validate(CsrView) agrees with a row-by-row check on corrupted matrices with empty and long rows", "[csr][errors]")
+{
+  // validate() checks flat arrays (descents of the column array only where nonempty rows start);
+  // this spells the rule out row by row and corrupts one entry at a time, where rows end and inside.
+  using I = std::int32_t;
+  auto spec_ok = [](const CsrMatrix<I, double> &M) {
+    for (I i = 0; i < M.nrows; ++i)
+      for (I p = M.rowptr[i]; p < M.rowptr[i + 1]; ++p) {
+        if (M.colidx[p] < 0 || M.colidx[p] >= M.ncols) return false;
+        if (p > M.rowptr[i] && M.colidx[p - 1] >= M.colidx[p]) return false;
+      }
+    return true;
+  };
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    // Rows of 0 to 40 entries (a third empty), columns drawn from 60.
+    CsrMatrix<I, double> M;
+    M.nrows = 1 + static_cast<I>(rng() % 30);
+    M.ncols = 60;
+    M.rowptr = {0};
+    for (I i = 0; i < M.nrows; ++i) {
+      std::vector<I> row;
+      if (rng() % 3 != 0)
+        for (I j = 0; j < M.ncols; ++j)
+          if (rng() % 3 == 0) row.push_back(j);
+      M.colidx.insert(M.colidx.end(), row.begin(), row.end());
+      M.rowptr.push_back(static_cast<I>(M.colidx.size()));
+    }
+    M.values.assign(M.colidx.size(), 1.0);
+    REQUIRE_NOTHROW(validate(M.view(), "M"));
+    if (M.colidx.empty()) continue;
+    const std::size_t p = rng() % M.colidx.size();
+    switch (rng() % 4) {
+    case 0: M.colidx[p] = p > 0 ? M.colidx[p - 1] : M.colidx[p]; break; // duplicate of the entry before (or nothing)
+    case 1: M.colidx[p] = static_cast<I>(rng() % 60); break;             // anywhere in range
+    case 2: M.colidx[p] = rng() % 2 ? M.ncols : -1; break;               // out of range
+    default: std::swap(M.colidx[p], M.colidx[(p + 1) % M.colidx.size()]); // swapped with the next
+    }
+    INFO("trial " << trial);
+    if (spec_ok(M)) CHECK_NOTHROW(validate(M.view(), "M"));
+    else CHECK_THROWS_AS(validate(M.view(), "M"), std::invalid_argument);
   }
 }
 
