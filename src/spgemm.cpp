@@ -603,10 +603,7 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
         const unsigned row_uses = gather ? 0u : kPositions;
         if (uniform) { // row-wise, one map for every row (see uniform_accumulator)
           with_column_map<I>(ws.maps, *uniform, C.ncols, row_uses, [&](auto &map) {
-            for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
-              const Unit<I, V> u = units(uidx);
-              run_unit(map, u, expected_of(u));
-            }
+            numeric_rows(Aw, units.a_values, Bw, b_values, Cw, cw_values, chunks[ch], chunks[ch + 1], map, ws, gather);
           });
           return;
         }

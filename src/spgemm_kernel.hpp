@@ -369,17 +369,16 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
   }
 }
 
-// add(j, A(i,k) * B(k,j)) for every stored A(i,k) of a one-row unit and every stored B(k,j).
+// add(j, A(i,k) * B(k,j)) for every stored A(i,k) of one row (its columns cols[0..n), values vals;
+// cols_end: the end of the array cols points into, for the prefetch) and every stored B(k,j).
 template <class I, class V, class Add>
-inline void for_each_product(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, Add &&add)
+__attribute__((always_inline)) inline void for_each_product(const I *cols, I n, const V *vals, const I *cols_end, const I *__restrict bptr,
+                                                            const I *__restrict bcol, const V *__restrict bval, Add &&add)
 {
-  const I *const __restrict bptr = B.rowptr;
-  const I *const __restrict bcol = B.colidx;
-  const V *const __restrict bval = b_values;
-  for (I t = 0; t < u.n; ++t) {
-    const I k = u.cols[t];
-    prefetch_row(u.cols + t + kPrefetchAhead, u.cols_end, bptr, bcol, bval);
-    const V a = u.values[t];
+  for (I t = 0; t < n; ++t) {
+    const I k = cols[t];
+    prefetch_row(cols + t + kPrefetchAhead, cols_end, bptr, bcol, bval);
+    const V a = vals[t];
     for (I q = bptr[k]; q < bptr[k + 1]; ++q) add(bcol[q], a * bval[q]);
   }
 }
@@ -400,39 +399,56 @@ bool numeric_gathers(Count ncols)
   return static_cast<std::size_t>(ncols) * sizeof(V) <= kGatherMaxBytes;
 }
 
+// The ncols-wide value array of a gathering numeric phase (numeric_gathers), zero, allocated once
+// per thread and phase.
+template <class I, class V>
+V *gather_array(Workspace<I, V> &ws, Count ncols)
+{
+  if (ws.ngather_values < static_cast<std::size_t>(ncols)) {
+    ws.gather_values = make_zeroed_array<V>(static_cast<std::size_t>(ncols));
+    ws.ngather_values = static_cast<std::size_t>(ncols);
+  }
+  return ws.gather_values.get();
+}
+
+// The numeric phase of one row of C (columns ccol[0..len), values c) from one row of A (cols, n,
+// vals, cols_end as in for_each_product): gathering through `acc` (numeric_gathers; the dense map),
+// or by positions when acc is null. Either way each entry is the same sum in the same order, from
+// +0: the values are bit-identical. (Short rows keep the map here: walking each row of B along C's
+// sorted row, as the symbolic phase merges, costs a mispredicted branch per product; measured,
+// reuse 2.5x slower on a FEM mesh, wing, and 1.5x on a geometric graph.)
+template <class I, class V, class Map>
+__attribute__((always_inline)) inline void numeric_row(const I *cols, I n, const V *vals, const I *cols_end, const I *bptr, const I *bcol,
+                                                       const V *bval, const I *__restrict ccol, I len, V *c_row, Map &map, V *__restrict acc)
+{
+  if (acc) {
+    for_each_product(cols, n, vals, cols_end, bptr, bcol, bval, [acc](I j, V ab) { acc[j] += ab; });
+    V *const __restrict c = c_row;
+    for (I p = 0; p < len; ++p) {
+      c[p] = acc[ccol[p]];
+      acc[ccol[p]] = V(0);
+    }
+    return;
+  }
+  const auto position = map.bind_positions(ccol, len, c_row);
+  // The row's values zeroed, and then a restrict pointer to them: declared before the zeroing
+  // (which then ran through it), the numeric phase of PtAP's products ran 6-13% slower (measured
+  // with GCC 12 on this machine; the loop's code looked the same, the mechanism is not pinned down).
+  V *const __restrict c = c_row;
+  for_each_product(cols, n, vals, cols_end, bptr, bcol, bval, [c, position](I j, V ab) { c[position[j]] += ab; });
+}
+
 // The numeric phase of one unit into C's values. `expected` bounds the unit's distinct columns;
-// `gather`: a row-wise unit with the dense map gathers (see numeric_gathers). Either way each entry
-// is the same sum in the same order, from +0: the values are bit-identical. (Short rows keep the
-// map here: walking each row of B along C's sorted row, as the symbolic phase merges, costs a
-// mispredicted branch per product; measured, reuse 2.5x slower on a FEM mesh, wing, and 1.5x on a
-// geometric graph.)
+// `gather`: a row-wise unit with the dense map gathers (see numeric_gathers).
 template <bool RowWise, class I, class V, class Map>
 void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, const V *b_values, const CsrView<I, V> &C,
                   V *c_values, Map &map, Workspace<I, V> &ws, bool gather)
 {
   if constexpr (RowWise) { // the slot of a column is its position in C's row
-    const I i = u.rows[0], base = C.rowptr[i], len = C.rowptr[i + 1] - base;
-    if (Map::kind == Accumulator::Dense && gather) {
-      if (ws.ngather_values < static_cast<std::size_t>(C.ncols)) {
-        ws.gather_values = make_zeroed_array<V>(static_cast<std::size_t>(C.ncols));
-        ws.ngather_values = static_cast<std::size_t>(C.ncols);
-      }
-      V *const __restrict acc = ws.gather_values.get();
-      for_each_product(u, B, b_values, [acc](I j, V ab) { acc[j] += ab; });
-      const I *const __restrict cols = C.colidx + base;
-      V *const __restrict c = c_values + base;
-      for (I p = 0; p < len; ++p) {
-        c[p] = acc[cols[p]];
-        acc[cols[p]] = V(0);
-      }
-      return;
-    }
-    const auto position = map.bind_positions(C.colidx + base, len, c_values + base);
-    // The row's values zeroed, and then a restrict pointer to them: declared before the zeroing
-    // (which then ran through it), the numeric phase of PtAP's products ran 6-13% slower (measured
-    // with GCC 12 on this machine; the loop's code looked the same, the mechanism is not pinned down).
-    V *const __restrict c = c_values + base;
-    for_each_product(u, B, b_values, [c, position](I j, V ab) { c[position[j]] += ab; });
+    const I i = u.rows[0], base = C.rowptr[i];
+    V *const acc = Map::kind == Accumulator::Dense && gather ? gather_array(ws, C.ncols) : nullptr;
+    numeric_row(u.cols, u.n, u.values, u.cols_end, B.rowptr, B.colidx, b_values, C.colidx + base, C.rowptr[i + 1] - base, c_values + base, map,
+                acc);
   } else { // cluster: s partial sums per slot
     map.reset(expected);
     const I s = u.s;
@@ -447,6 +463,24 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
     for (I l = 0; l < s; ++l)
       for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) c_values[p] = acc[static_cast<std::size_t>(ws.entry_slot[e++]) * s + l];
   }
+}
+
+// The row-wise numeric phase of rows [first, last) of A (values a_values), every row on the same map
+// (a uniform accumulator): numeric_unit's row-wise path in one loop over rows, with A's, B's and C's
+// arrays in locals. Per row, building a Unit and reloading the operands' arrays through their views
+// cost about 15 cycles, a third of the time on a road network's rows of 2 entries (luxembourg_osm
+// reuse, 1 thread: 2.2 ms through units, 1.6 ms in this loop).
+template <class I, class V, class Map>
+void numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V> &B, const V *b_values, const CsrView<I, V> &C,
+                  V *c_values, I first, I last, Map &map, Workspace<I, V> &ws, bool gather)
+{
+  const I *const aptr = A.rowptr, *const acol = A.colidx, *const acol_end = A.colidx + A.nnz();
+  const I *const bptr = B.rowptr, *const bcol = B.colidx;
+  const I *const cptr = C.rowptr, *const ccol = C.colidx;
+  V *const acc = Map::kind == Accumulator::Dense && gather ? gather_array(ws, C.ncols) : nullptr;
+  for (I i = first; i < last; ++i)
+    numeric_row(acol + aptr[i], aptr[i + 1] - aptr[i], a_values + aptr[i], acol_end, bptr, bcol, b_values, ccol + cptr[i], cptr[i + 1] - cptr[i],
+                c_values + cptr[i], map, acc);
 }
 
 // Unit boundaries of `parts` chunks with about equal total cost (cost prefix sums, binary search).
