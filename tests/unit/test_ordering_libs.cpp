@@ -11,7 +11,6 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
-#include "leak_check.hpp"
 #include "ordering/partition.hpp" // src/: the partitions behind gp and hp
 
 #include "pcluster/generators.hpp"
@@ -336,7 +335,6 @@ int main(int argc, char *argv[])
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   const int result = Catch::Session().run(argc, argv);
-  pctest::check_leaks_now(); // before MPI_Finalize ends Open MPI's threads (leak_check.hpp)
   MPI_Finalize();
   return result;
 }
