@@ -134,9 +134,12 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
   for (std::size_t k = 0; k < ops.size() && k < block_sizes.size(); ++k) bs[k] = block_sizes[k];
 
   const detail::ScopedMaxThreads team(options.num_threads);
-  // Each operand is checked once here; the steps then trust it and the intermediates built from it.
+  // Each operand is checked once here (a matrix given twice, once); the steps then trust it and the
+  // intermediates built from it.
   if (options.check_operands)
-    for (std::size_t k = 0; k < ops.size(); ++k) validate(ops[k], operand_name(type, static_cast<int>(k)));
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      if (std::none_of(ops.begin(), ops.begin() + k, [&](const CsrView<I, V> &earlier) { return earlier.same_pattern_as(ops[k]); }))
+        validate(ops[k], operand_name(type, static_cast<int>(k)));
   for (const StepSpec &spec : chain_of(type)) {
     typename Impl::Step step{spec, {}, {}};
     const CsrView<I, V> L = im.view(ops, spec.left);

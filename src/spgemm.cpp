@@ -443,7 +443,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
                                 " but B is " + std::to_string(B.nrows) + " x " + std::to_string(B.ncols));
   if (opts.check_operands) {
     validate(A, "A");
-    if (B.rowptr != A.rowptr || B.colidx != A.colidx || B.nrows != A.nrows || B.ncols != A.ncols) validate(B, "B"); // A*A: once
+    if (!B.same_pattern_as(A)) validate(B, "B"); // A*A: once
   }
   validate(opts);
   if (left && !left->fits(A.nrows, A.ncols, A.nnz(), opts))

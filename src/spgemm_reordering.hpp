@@ -59,7 +59,7 @@ class WorkingCopies {
   {
     permute_inner_ = A.nrows == A.ncols;
     permute_output_ = permute_inner_ && B.nrows == B.ncols;
-    b_is_a_ = permute_output_ && A.rowptr == B.rowptr && A.colidx == B.colidx;
+    b_is_a_ = permute_output_ && A.same_pattern_as(B);
     if (permute_inner_ && !b_is_a_)
       b_w_ = permute(CsrView<I, V>{B.nrows, B.ncols, B.rowptr, B.colidx, nullptr}, order().data(), permute_output_ ? inverse().data() : nullptr,
                      &b_source_);

@@ -32,6 +32,8 @@ struct CsrView {
   I row_begin(I i) const { return rowptr[i]; }
   I row_end(I i) const { return rowptr[i + 1]; }
   I row_length(I i) const { return rowptr[i + 1] - rowptr[i]; }
+  // The same pattern arrays and dimensions (a product of a matrix with itself, e.g. A*A).
+  bool same_pattern_as(const CsrView &o) const { return nrows == o.nrows && ncols == o.ncols && rowptr == o.rowptr && colidx == o.colidx; }
 };
 
 // An owning CSR matrix (tests, references, intermediate results such as transposes).

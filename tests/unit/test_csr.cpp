@@ -122,7 +122,7 @@ TEST_CASE("validate(CsrView) agrees with a row-by-row check on corrupted matrice
   };
   std::mt19937 rng(11);
   for (int trial = 0; trial < 300; ++trial) {
-    // Rows of 0 to 40 entries (a third empty), columns drawn from 60.
+    // Rows of about 20 of 60 columns, a third of them empty.
     CsrMatrix<I, double> M;
     M.nrows = 1 + static_cast<I>(rng() % 30);
     M.ncols = 60;
