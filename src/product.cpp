@@ -7,6 +7,7 @@
 
 #include "fault_injection.hpp"
 #include "parallel.hpp"
+#include "triple_product.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -29,25 +30,44 @@ namespace {
 
 enum Slot : int { kTemp0 = 3, kTemp1 = 4, kResult = 5, kNumSlots = 6 };
 
+enum class StepKind {
+  Multiply,         // out = left*right (SpgemmPlan)
+  Transpose,        // out = left^T, values refreshed by a gather through the position map
+  Triple            // out = right^T*(A*right) (left < 0), or left*(A*right) with left = right^T: A the first
+                    // operand, A*right never stored (FusedTripleProduct)
+};
+
 struct StepSpec {
-  bool transpose; // out = left^T, else out = left*right
+  StepKind kind;
   int left, right, out;
   const char *what;
 };
 
-std::vector<StepSpec> chain_of(ProductType t)
+std::vector<StepSpec> chain_of(ProductType t, bool fused)
 {
+  using K = StepKind;
   switch (t) {
-  case ProductType::AB: return {{false, 0, 1, kResult, "C = A*B"}};
-  case ProductType::AtB: return {{true, 0, -1, kTemp0, "At = A^T"}, {false, kTemp0, 1, kResult, "C = At*B"}};
-  case ProductType::ABt: return {{true, 1, -1, kTemp0, "Bt = B^T"}, {false, 0, kTemp0, kResult, "C = A*Bt"}};
+  case ProductType::AB: return {{K::Multiply, 0, 1, kResult, "C = A*B"}};
+  case ProductType::AtB: return {{K::Transpose, 0, -1, kTemp0, "At = A^T"}, {K::Multiply, kTemp0, 1, kResult, "C = At*B"}};
+  case ProductType::ABt: return {{K::Transpose, 1, -1, kTemp0, "Bt = B^T"}, {K::Multiply, 0, kTemp0, kResult, "C = A*Bt"}};
   case ProductType::PtAP:
-    return {{false, 0, 1, kTemp0, "AP = A*P"}, {true, 1, -1, kTemp1, "Pt = P^T"}, {false, kTemp1, kTemp0, kResult, "C = Pt*AP"}};
+    if (fused) return {{K::Triple, -1, 1, kResult, "C = Pt*(A*P), fused"}};
+    return {{K::Multiply, 0, 1, kTemp0, "AP = A*P"}, {K::Transpose, 1, -1, kTemp1, "Pt = P^T"}, {K::Multiply, kTemp1, kTemp0, kResult, "C = Pt*AP"}};
   case ProductType::RARt:
-    return {{true, 1, -1, kTemp0, "Rt = R^T"}, {false, 0, kTemp0, kTemp1, "ARt = A*Rt"}, {false, 1, kTemp1, kResult, "C = R*ARt"}};
-  case ProductType::ABC: return {{false, 1, 2, kTemp0, "BC = B*C"}, {false, 0, kTemp0, kResult, "ABC = A*BC"}};
+    if (fused) return {{K::Transpose, 1, -1, kTemp0, "Rt = R^T"}, {K::Triple, 1, kTemp0, kResult, "C = R*(A*Rt), fused"}};
+    return {{K::Transpose, 1, -1, kTemp0, "Rt = R^T"}, {K::Multiply, 0, kTemp0, kTemp1, "ARt = A*Rt"}, {K::Multiply, 1, kTemp1, kResult, "C = R*ARt"}};
+  case ProductType::ABC: return {{K::Multiply, 1, 2, kTemp0, "BC = B*C"}, {K::Multiply, 0, kTemp0, kResult, "ABC = A*BC"}};
   }
   throw std::invalid_argument("unknown product type");
+}
+
+// The fused triple product forms A*P's rows row-wise in A's own numbering (triple_product.hpp): it
+// serves the row-wise kernel and the cluster kernel's automatic choice; clusters asked for by name,
+// and reorderings, take the stored chain.
+bool runs_fused(ProductType t, const SpgemmOptions &o)
+{
+  const bool rowwise_ok = o.kernel == Kernel::Rowwise || o.scheme == ClusterScheme::Auto;
+  return (t == ProductType::PtAP || t == ProductType::RARt) && o.triple == TripleForm::Fused && rowwise_ok && o.reorder == OrderingType::Natural;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0)
@@ -97,13 +117,15 @@ template <class I, class V>
 struct ProductPlan<I, V>::Impl {
   struct Step {
     StepSpec spec;
-    SpgemmPlan<I, V> spgemm; // multiply steps
-    std::vector<I> source;   // transpose steps: position in the transposed matrix of each entry
+    SpgemmPlan<I, V> spgemm;               // Multiply
+    detail::FusedTripleProduct<I, V> triple; // Triple
+    SpgemmStats triple_stats;              // Triple (a Multiply's are its plan's)
   };
   ProductType type = ProductType::AB;
   SpgemmOptions options;
   std::vector<Step> steps;
-  CsrMatrix<I, V> temps[2]; // slots kTemp0, kTemp1
+  CsrMatrix<I, V> temps[2];       // slots kTemp0, kTemp1
+  std::vector<I> temp_source[2];  // transposes: position in the transposed matrix of each entry
   Count nnz_result = 0;
   Count flops = 0;
 #ifdef PCLUSTER_FAULT_INJECTION
@@ -115,6 +137,11 @@ struct ProductPlan<I, V>::Impl {
   CsrView<I, V> view(const std::vector<CsrView<I, V>> &ops, int slot) const
   {
     return slot < kTemp0 ? ops[static_cast<std::size_t>(slot)] : temps[slot - kTemp0].view();
+  }
+  // A Triple step's operands (Pt: the left slot, or none).
+  detail::TripleOperands<I, V> triple_operands(const std::vector<CsrView<I, V>> &ops, const StepSpec &spec) const
+  {
+    return {ops[0], view(ops, spec.right), spec.left >= 0 ? view(ops, spec.left) : CsrView<I, V>{}};
   }
 };
 
@@ -140,13 +167,33 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
     for (std::size_t k = 0; k < ops.size(); ++k)
       if (std::none_of(ops.begin(), ops.begin() + k, [&](const CsrView<I, V> &earlier) { return earlier.same_pattern_as(ops[k]); }))
         validate(ops[k], operand_name(type, static_cast<int>(k)));
-  for (const StepSpec &spec : chain_of(type)) {
-    typename Impl::Step step{spec, {}, {}};
-    const CsrView<I, V> L = im.view(ops, spec.left);
-    if (spec.transpose) {
-      im.temps[spec.out - kTemp0] = transpose(L, &step.source);
+  for (const StepSpec &spec : chain_of(type, runs_fused(type, options))) {
+    typename Impl::Step step{spec, {}, {}, {}};
+    const CsrView<I, V> L = spec.left >= 0 ? im.view(ops, spec.left) : CsrView<I, V>{};
+    switch (spec.kind) {
+    case StepKind::Transpose: {
+      const int t = spec.out - kTemp0;
+      im.temps[t] = transpose(L, &im.temp_source[t]);
       bs[spec.out] = {bs[spec.left].cols, bs[spec.left].rows};
-    } else {
+    } break;
+    case StepKind::Triple: { // always the result
+      const auto t1 = std::chrono::steady_clock::now();
+      step.triple = detail::FusedTripleProduct<I, V>::symbolic(im.triple_operands(ops, spec), c_rowptr, c_colidx);
+      const I m = static_cast<I>(c_rowptr.size() - 1);
+      if (options.include_diagonal) insert_missing_diagonal(m, c_rowptr, c_colidx, static_cast<std::vector<V> *>(nullptr));
+#ifdef PCLUSTER_FAULT_INJECTION
+      if (const detail::Fault f = detail::fault_from_environment(); f != detail::Fault::None) im.faulty.make(f, m, c_rowptr, c_colidx, nullptr);
+#endif
+      im.nnz_result = static_cast<Count>(c_colidx.size());
+      SpgemmStats &st = step.triple_stats;
+      st.flops = step.triple.flops();
+      st.nnz_c = im.nnz_result;
+      st.workspace_thread_bytes = step.triple.workspace_thread_bytes();
+      st.seconds_symbolic = seconds_since(t1);
+      im.flops += st.flops;
+      bs[spec.out] = {bs[spec.right].cols, bs[spec.right].cols};
+    } break;
+    case StepKind::Multiply: {
       const CsrView<I, V> R = im.view(ops, spec.right);
       SpgemmOptions o = options;
       o.row_block_size = bs[spec.left].rows;
@@ -168,8 +215,14 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
       bs[spec.out] = {bs[spec.left].rows, bs[spec.right].cols};
       im.flops += step.spgemm.stats().flops;
       im.seconds_clustering += step.spgemm.stats().seconds_clustering;
+    } break;
     }
     im.steps.push_back(std::move(step));
+  }
+  if (c_values && runs_fused(type, options)) { // the fused form makes values in a numeric phase of its own
+    c_values->resize(c_colidx.size());
+    const CsrView<I, V> C{static_cast<I>(c_rowptr.size() - 1), product_dimensions(type, ops)[1], c_rowptr.data(), c_colidx.data(), nullptr};
+    plan.numeric(ops, C, c_values->data());
   }
   im.seconds_symbolic = seconds_since(t0);
   return plan;
@@ -185,19 +238,34 @@ void ProductPlan<I, V>::numeric(const std::vector<CsrView<I, V>> &ops, const Csr
   const detail::ScopedMaxThreads team(im.options.num_threads);
   for (typename Impl::Step &step : im.steps) {
     const StepSpec &spec = step.spec;
-    const CsrView<I, V> L = im.view(ops, spec.left);
-    if (spec.transpose) {
-      CsrMatrix<I, V> &T = im.temps[spec.out - kTemp0];
-      const Count nnz = static_cast<Count>(step.source.size());
+    const CsrView<I, V> L = spec.left >= 0 ? im.view(ops, spec.left) : CsrView<I, V>{};
+    switch (spec.kind) {
+    case StepKind::Transpose: {
+      const int t = spec.out - kTemp0;
+      const Count nnz = static_cast<Count>(im.temp_source[t].size());
       if (L.nnz() != nnz) throw std::invalid_argument(std::string(spec.what) + " numeric: the operand's pattern changed since the symbolic phase");
+      CsrMatrix<I, V> &T = im.temps[t];
       T.values.resize(static_cast<std::size_t>(nnz));
       V *dst = T.values.data();
-      const I *src = step.source.data();
+      const I *src = im.temp_source[t].data();
       if (L.values) {
 #pragma omp parallel for schedule(static) num_threads(detail::threads_for(nnz))
         for (Count q = 0; q < nnz; ++q) dst[q] = L.values[src[q]];
       } else std::fill(T.values.begin(), T.values.end(), V(1));
-    } else {
+    } break;
+    case StepKind::Triple: {
+#ifdef PCLUSTER_FAULT_INJECTION
+      if (im.faulty.fault() != detail::Fault::None) { // the true product, then the faulty one from it
+        CsrMatrix<I, V> &T = im.faulty.truth();
+        T.values.resize(T.colidx.size());
+        step.triple.numeric(im.triple_operands(ops, spec), T.view(), T.values.data());
+        im.faulty.numeric_done(c_values);
+        break;
+      }
+#endif
+      step.triple.numeric(im.triple_operands(ops, spec), C, c_values);
+    } break;
+    case StepKind::Multiply: {
       const CsrView<I, V> R = im.view(ops, spec.right);
 #ifdef PCLUSTER_FAULT_INJECTION
       if (spec.out == kResult && im.faulty.fault() != detail::Fault::None) { // the true product, then the faulty one from it
@@ -205,7 +273,7 @@ void ProductPlan<I, V>::numeric(const std::vector<CsrView<I, V>> &ops, const Csr
         T.values.resize(T.colidx.size());
         step.spgemm.numeric(L, R, T.view(), T.values.data());
         im.faulty.numeric_done(c_values);
-        continue;
+        break;
       }
 #endif
       if (spec.out == kResult) step.spgemm.numeric(L, R, C, c_values);
@@ -214,6 +282,7 @@ void ProductPlan<I, V>::numeric(const std::vector<CsrView<I, V>> &ops, const Csr
         T.values.resize(T.colidx.size());
         step.spgemm.numeric(L, R, T.view(), T.values.data());
       }
+    } break;
     }
   }
 }
@@ -232,7 +301,7 @@ template <class I, class V>
 std::shared_ptr<const LeftAnalysis<I>> ProductPlan<I, V>::a_analysis() const
 {
   for (const typename Impl::Step &step : impl_->steps)
-    if (!step.spec.transpose && step.spec.left == 0) return step.spgemm.left_analysis();
+    if (step.spec.kind == StepKind::Multiply && step.spec.left == 0) return step.spgemm.left_analysis();
   return nullptr;
 }
 
@@ -243,9 +312,14 @@ std::vector<ProductStep> ProductPlan<I, V>::steps() const
   for (const auto &step : impl_->steps) {
     ProductStep s;
     s.what = step.spec.what;
-    s.is_transpose = step.spec.transpose;
+    s.is_transpose = step.spec.kind == StepKind::Transpose;
     s.nnz = step.spec.out == kResult ? impl_->nnz_result : impl_->temps[step.spec.out - kTemp0].nnz();
-    if (!s.is_transpose) s.spgemm = step.spgemm.stats();
+    if (step.spec.kind == StepKind::Multiply) s.spgemm = step.spgemm.stats();
+    if (step.spec.kind == StepKind::Triple) {
+      s.spgemm = step.triple_stats;
+      s.fused_triple = true;
+      s.spgemm.workspace_thread_bytes = step.triple.workspace_thread_bytes();
+    }
     out.push_back(std::move(s));
   }
   return out;

@@ -16,18 +16,23 @@
 //         O(nnz(A)) against the product's flops, while the outer-product form (sum of A(k,:)^T B(k,:))
 //         scatters into every row of C from every thread.
 //   ABt   A*(B^T), B^T explicit, for the same reason.
-//   PtAP  P^T*(A*P), P^T explicit. The fine operator A is the left factor of the big product, so its
-//         rows are what gets clustered, and each row of P fetched is reused by a whole cluster of A.
-//         A*P is tall and has few columns, so P^T*(AP) accumulates into short coarse rows. Keeping
-//         AP and P^T (and the transpose's position map) makes the numeric phase two numeric
-//         SpGEMMs and a gather, with no pattern work. PETSc's outer-product "scalable" form avoids
-//         storing AP but writes C's rows from every row of A, which cannot run in parallel rows.
-//   RARt  R*(A*R^T): the same chain as PtAP with P = R^T, and R itself is the left factor, so only
-//         R^T is formed.
+//   PtAP  P^T*(A*P), fused by default (SpgemmOptions::triple, src/triple_product.hpp): A*P is formed
+//         row by row and never stored, so nothing but C is kept between the phases. The symbolic
+//         phase walks C's rows (rows of C by threads, no races) and finds each as (P^T A)(i,:) P's
+//         pattern; the numeric phase walks A's rows and adds each row of A*P to the rows of C that
+//         P's row names, gathering over C's own pattern (no pattern work).
+//         The values are the stored chain's, bit for bit. PETSc's outer-product "scalable" form
+//         also stores no A*P but writes C's rows from every row of A, walking them by merging.
+//         The stored form (TripleForm::Stored, and the cluster kernel and reorderings, which run on
+//         A's rows as a left factor) keeps A*P and P^T (with the transpose's position map): its
+//         numeric phase is two numeric SpGEMMs and a gather, at the memory of A*P and P^T.
+//   RARt  R*(A*R^T): the same with P = R^T, formed explicitly (kept, values refreshed by a gather)
+//         and R itself as P^T.
 //   ABC   A*(B*C), as PETSc: in Galerkin-type triple products (R*A*P) the middle operand is the large
 //         operator and the right one tall and thin, so the right product first keeps the
 //         intermediate narrow, as in PtAP.
-// Intermediates (A*P, P^T, ...) are kept by the plan and reused by every numeric phase.
+// Intermediates (A*P, P^T, ...), where a chain has them, are kept by the plan and reused by every
+// numeric phase.
 #pragma once
 
 #include "pcluster/csr.hpp"
@@ -66,7 +71,8 @@ struct ProductStep {
   std::string what;      // e.g. "AP = A*P", "Pt = P^T"
   bool is_transpose = false;
   Count nnz = 0;         // of the step's result
-  SpgemmStats spgemm;    // SpGEMM steps only
+  SpgemmStats spgemm;    // SpGEMM steps and the fused triple product
+  bool fused_triple = false; // the fused triple product (SpgemmOptions::triple, src/triple_product.hpp)
 };
 
 template <class I, class V>

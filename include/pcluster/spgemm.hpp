@@ -39,6 +39,15 @@ inline const char *to_string(Accumulator a) { return name_of(kAccumulatorNames, 
 // (2 GiB at 2^28 columns).
 constexpr Count kDenseMaxColumns = Count(1) << 24;
 
+// How ProductPlan computes the triple products PtAP and RARt (include/pcluster/product.hpp):
+//  Fused:  C = Pt*(A*P) block by block, A*P never stored (src/triple_product.hpp): the memory of C,
+//          P^T's pattern and a thread's block.
+//  Stored: the chain A*P, P^T, Pt*(A*P) with A*P and P^T kept for reuse (its numeric phase is two
+//          numeric SpGEMMs and a gather), the form the cluster kernel and reordering run in.
+enum class TripleForm { Fused, Stored };
+inline constexpr Named<TripleForm> kTripleFormNames[] = {{TripleForm::Fused, "fused"}, {TripleForm::Stored, "stored"}};
+inline const char *to_string(TripleForm f) { return name_of(kTripleFormNames, f); }
+
 enum class Kernel { Rowwise, Cluster };
 inline constexpr Named<Kernel> kKernelNames[] = {{Kernel::Rowwise, "rowwise"}, {Kernel::Cluster, "cluster"}};
 inline const char *to_string(Kernel k) { return name_of(kKernelNames, k); }
@@ -68,15 +77,20 @@ struct SpgemmOptions {
   // Validate A and B (sorted, in-range, unique columns: an O(nnz) pass each) before using them.
   // ProductPlan turns it off for the matrices it has checked already or built itself.
   bool check_operands = true;
+  // ProductPlan's PtAP and RARt (ignored by SpgemmPlan). Fused runs with the row-wise kernel or the
+  // cluster kernel's Auto scheme (its A*P rows row-wise) and no reordering; a named cluster scheme
+  // and SpgemmOptions::reorder take the stored chain.
+  TripleForm triple = TripleForm::Fused;
 };
 
 // Every member compared: a member added without being listed here fails to compile.
 inline bool operator==(const SpgemmOptions &x, const SpgemmOptions &y)
 {
-  const auto &[kernel, scheme, clustering, row_block_size, accumulator, num_threads, reorder, ordering, include_diagonal, check_operands] = x;
+  const auto &[kernel, scheme, clustering, row_block_size, accumulator, num_threads, reorder, ordering, include_diagonal, check_operands,
+               triple] = x;
   return kernel == y.kernel && scheme == y.scheme && clustering == y.clustering && row_block_size == y.row_block_size &&
          accumulator == y.accumulator && num_threads == y.num_threads && reorder == y.reorder && ordering == y.ordering &&
-         include_diagonal == y.include_diagonal && check_operands == y.check_operands;
+         include_diagonal == y.include_diagonal && check_operands == y.check_operands && triple == y.triple;
 }
 inline bool operator!=(const SpgemmOptions &x, const SpgemmOptions &y) { return !(x == y); }
 

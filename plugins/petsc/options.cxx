@@ -182,8 +182,8 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], MatClusterP
   pcluster::SpgemmOptions  o; /* the core's defaults */
   PetscInt                 size = o.clustering.cluster_size, topk = o.clustering.hierarchical_topk, threads = o.num_threads, rbs = 1, cbs = 1;
   PetscReal                threshold = o.clustering.jaccard_threshold;
-  PetscBool                accset = PETSC_FALSE, reorderset = PETSC_FALSE, reuse = PETSC_TRUE, found = PETSC_FALSE;
-  char                     accname[64], reordername[64], sizehelp[160], topkhelp[160], acchelp[160], threadshelp[160], reorderhelp[256];
+  PetscBool                accset = PETSC_FALSE, reorderset = PETSC_FALSE, tripleset = PETSC_FALSE, reuse = PETSC_TRUE, found = PETSC_FALSE;
+  char                     accname[64], reordername[64], triplename[64], sizehelp[160], topkhelp[160], acchelp[160], threadshelp[160], reorderhelp[256], triplehelp[256];
   MatClusterOrderingValues ordering = MatClusterOrderingValuesDefault_Private();
 
   PetscFunctionBegin;
@@ -198,11 +198,14 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], MatClusterP
   PetscCheck(found, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "petsc-cluster: unknown algorithm %s; valid: %s", alg, MatClusterAlgorithmList_Private());
   PetscCall(PetscStrncpy(accname, pcluster::to_string(o.accumulator), sizeof accname));
   PetscCall(PetscStrncpy(reordername, pcluster::to_string(o.reorder), sizeof reordername));
+  PetscCall(PetscStrncpy(triplename, pcluster::to_string(o.triple), sizeof triplename));
   PetscCall(PetscSNPrintf(sizehelp, sizeof sizehelp, "Rows per cluster (cluster_fixed) or maximum cluster size (cluster_variable, cluster_hierarchical, cluster), 1..%d", pcluster::kMaxClusterSize));
   PetscCall(PetscSNPrintf(topkhelp, sizeof topkhelp, "Candidate pairs kept per row by cluster_hierarchical, 0..%d (0: cluster size - 1)", pcluster::kMaxHierarchicalTopk));
   PetscCall(PetscSNPrintf(acchelp, sizeof acchelp, "Accumulator for a row's partial products: %s", pcluster::names_of(pcluster::kAccumulatorNames).c_str()));
   PetscCall(PetscSNPrintf(threadshelp, sizeof threadshelp, "OpenMP threads for the product, 0..%d (0: the OpenMP default)", pcluster::kMaxThreads));
   PetscCall(PetscSNPrintf(reorderhelp, sizeof reorderhelp, "Ordering of A by which the product runs on permuted copies of A and B (C keeps the caller's order): %s", pcluster::names_of(pcluster::kOrderingNames).c_str()));
+
+  PetscCall(PetscSNPrintf(triplehelp, sizeof triplehelp, "PtAP and RARt with the row-wise kernel: %s (fused: A*P formed block by block, never stored; stored: A*P and P^T kept, numeric phases without pattern work)", pcluster::names_of(pcluster::kTripleFormNames).c_str()));
 
   PetscCall(MatClusterOptionsCheckValues_Private((PetscObject)C, PETSC_TRUE));
   PetscOptionsBegin(comm, ((PetscObject)C)->prefix, "petsc-cluster SpGEMM options (C = A*B)", "Mat");
@@ -215,6 +218,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], MatClusterP
   PetscCall(PetscOptionsInt("-mat_cluster_threads", threadshelp, "PetscClusterInitializePackage", threads, &threads, NULL));
   PetscCall(PetscOptionsString("-mat_cluster_reorder", reorderhelp, "PetscClusterInitializePackage", reordername, reordername, sizeof(reordername), &reorderset));
   PetscCall(MatClusterOrderingOptionsRead_Private(PetscOptionsObject, "PetscClusterInitializePackage", &ordering));
+  PetscCall(PetscOptionsString("-mat_cluster_triple_product", triplehelp, "PetscClusterInitializePackage", triplename, triplename, sizeof(triplename), &tripleset));
   PetscCall(PetscOptionsBool("-mat_cluster_reuse_analysis", "Keep A's ordering and clusters on A for later products with the same A pattern (e.g. A*F for many F)", "PetscClusterInitializePackage", reuse, &reuse, NULL));
   PetscOptionsEnd();
 
@@ -239,12 +243,17 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], MatClusterP
     }
   }
   PetscCall(MatClusterOrderingOptionsCheck_Private(comm, prefix, ordering, &o.ordering));
+  if (tripleset) {
+    const auto form = pcluster::value_of(pcluster::kTripleFormNames, triplename, true);
+    PetscCheck(form, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-%smat_cluster_triple_product %s is unknown: valid choices are %s", prefix, triplename, pcluster::names_of(pcluster::kTripleFormNames).c_str());
+    o.triple = *form;
+  }
   if (product && product->A) PetscCall(MatGetBlockSizes(product->A, &rbs, &cbs));
   o.row_block_size = (int)rbs;
 
-  PetscCall(PetscInfo(C, "petsc-cluster %s: kernel %s, scheme %s, cluster size %d, Jaccard threshold %g, top-k %d, accumulator %s, threads %d, row block size %d, reorder %s (prefix \"%s\")\n", alg, pcluster::to_string(o.kernel),
+  PetscCall(PetscInfo(C, "petsc-cluster %s: kernel %s, scheme %s, cluster size %d, Jaccard threshold %g, top-k %d, accumulator %s, threads %d, row block size %d, reorder %s, triple product %s (prefix \"%s\")\n", alg, pcluster::to_string(o.kernel),
                       o.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(o.scheme) : "-", o.clustering.cluster_size, o.clustering.jaccard_threshold, o.clustering.hierarchical_topk, pcluster::to_string(o.accumulator), o.num_threads, o.row_block_size,
-                      pcluster::to_string(o.reorder), prefix));
+                      pcluster::to_string(o.reorder), pcluster::to_string(o.triple), prefix));
   opts->spgemm         = o;
   opts->reuse_analysis = reuse;
   PetscFunctionReturn(0);

@@ -144,6 +144,25 @@ inline std::int64_t reference_chain_flops(pcluster::ProductType t, const std::ve
   throw std::logic_error("product type");
 }
 
+// The multiply-adds of the fused triple product's numeric phase (SpgemmOptions::triple,
+// src/triple_product.hpp) of PtAP, or of RARt with P = R^T: the rows of A*P that P^T reaches (those
+// of P's nonempty rows), once each, and for every entry P(k,i) a row of C(i,:)'s length.
+inline std::int64_t reference_fused_flops(pcluster::ProductType t, const std::vector<Dense2> &m)
+{
+  const Dense2 P = t == pcluster::ProductType::PtAP ? m[1] : transposed(m[1]);
+  std::set<std::int64_t> reached; // rows of P with an entry
+  for (const auto &e : P.entries) reached.insert(e.first.first);
+  Dense2 A_reached = m[0];
+  A_reached.entries.clear();
+  for (const auto &e : m[0].entries)
+    if (reached.count(e.first.first)) A_reached.entries.insert(e);
+  std::map<std::int64_t, std::int64_t> c_row_length;
+  for (const auto &e : reference_product(transposed(P), reference_product(m[0], P)).entries) c_row_length[e.first.first]++;
+  std::int64_t merged = 0;
+  for (const auto &e : P.entries) merged += c_row_length[e.first.second];
+  return reference_flops(A_reached, P) + merged;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The one comparison of a result with its reference, for every core test and the fuzzer.
 //

@@ -105,9 +105,10 @@ TEST_CASE("a LeftAnalysis is reused only with options that give the same analysi
   base.kernel = Kernel::Cluster;
   base.reorder = OrderingType::Rcm;
   {
-    const auto &[kernel, scheme, clustering, row_block_size, accumulator, num_threads, reorder, ordering, include_diagonal, check_operands] = base;
+    const auto &[kernel, scheme, clustering, row_block_size, accumulator, num_threads, reorder, ordering, include_diagonal, check_operands,
+                 triple] = base;
     (void)kernel, (void)scheme, (void)clustering, (void)row_block_size, (void)accumulator, (void)num_threads, (void)reorder, (void)ordering,
-      (void)include_diagonal, (void)check_operands;
+      (void)include_diagonal, (void)check_operands, (void)triple;
   }
   LeftAnalysis<int> made;
   made.nrows = made.ncols = 10;
@@ -137,6 +138,7 @@ TEST_CASE("a LeftAnalysis is reused only with options that give the same analysi
     {"num_threads", [](SpgemmOptions &o) { o.num_threads = 3; }},
     {"include_diagonal", [](SpgemmOptions &o) { o.include_diagonal = true; }},
     {"check_operands", [](SpgemmOptions &o) { o.check_operands = false; }},
+    {"triple", [](SpgemmOptions &o) { o.triple = TripleForm::Stored; }},
   };
   for (const auto &[name, change] : decides) {
     SpgemmOptions o = base;

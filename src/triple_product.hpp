@@ -1,0 +1,65 @@
+// C = Pt * (A * P) without storing A*P or keeping anything but C between the phases: the fused
+// triple product behind PtAP (Pt = P^T) and RARt (P = R^T, Pt = R) in ProductPlan (src/product.cpp;
+// why this form: include/pcluster/product.hpp).
+//
+// Symbolic (C's pattern), by rows of C, each thread a range of them: C(i,:)'s pattern is that of
+// (Pt A)(i,:) P, the same structural pattern as Pt (A P) (no cancellation is dropped either way),
+// found without forming a row of A*P: first the fine columns j of (Pt A)(i,:) (the union of A's
+// rows k over Pt(i,k)), then the union of P's rows j. It costs sum over Pt(i,k) of nnz(A(k,:)), plus
+// sum over C's rows of nnz((Pt A)(i,:)) times P's entries per row: less than forming A*P's rows
+// where P has fewer columns than rows, and nothing of A*P is held. Pt's pattern is needed here
+// only: for PtAP it is formed (a transpose of P's pattern) and freed.
+//
+// Numeric (C's values), by rows of A: each thread owns a range of C's rows and walks A's rows in
+// order; for a row k whose P(k,:) has columns in the range it forms (A*P)(k,:) in a dense
+// accumulator that is zero outside the row's pattern, then for each such column i adds
+// P(k,i) * accumulator over C(i,:)'s own pattern (which holds the row's pattern). No pattern work
+// and no Pt: a gather over C's row instead of the row of A*P, more work where C's rows are much
+// longer than A*P's (measured, reuse: 7-point Poisson 0.67x the time of the stored chain, 3D
+// elasticity with 6 rigid-body modes 1.5x). Entries outside (A*P)(k,:) add exactly +0, so every
+// value is the chain's sum in the chain's order (A*P's row from +0 in A's order, C's row from +0 in
+// k's order), bit for bit, for any number of threads; a non-finite P(k,i) (whose product with 0
+// is NaN) takes the row's exact pattern instead.
+//
+// Workspace per thread (m = C's columns, n = A's columns): symbolic: 4 (n + m) bytes of stamps, a
+// row of (Pt A) and the thread's rows of C's pattern until they are copied to C (at most twice
+// that, growing); numeric: V m bytes of accumulator.
+#pragma once
+
+#include "pcluster/csr.hpp"
+
+#include <vector>
+
+namespace pcluster::detail {
+
+template <class I, class V>
+struct TripleOperands {
+  CsrView<I, V> A;  // n x n
+  CsrView<I, V> P;  // n x m, rows sorted, with values (or a pattern: ones)
+  CsrView<I, V> Pt; // symbolic: the pattern of P^T if the caller has it (RARt: R), else empty (rowptr null)
+};
+
+template <class I, class V>
+class FusedTripleProduct {
+ public:
+  // C's pattern (exact, columns sorted) into c_rowptr/c_colidx (resized).
+  static FusedTripleProduct symbolic(const TripleOperands<I, V> &ops, std::vector<I> &c_rowptr, std::vector<I> &c_colidx);
+  // C's values for the pattern symbolic() made, or a superset of it (e.g. with diagonal entries
+  // added: entries the product does not reach get 0). ops.Pt is not read. Throws
+  // std::invalid_argument if A or P has not the shape and number of entries it had in symbolic().
+  void numeric(const TripleOperands<I, V> &ops, const CsrView<I, V> &C, V *c_values) const;
+
+  // Multiply-adds of a numeric phase on one thread: the rows of A*P that Pt reaches, once each, and
+  // for every entry Pt(i,k) a row of C(i,:)'s length.
+  Count flops() const { return flops_; }
+  // The largest workspace one thread held in the symbolic phase, in bytes.
+  Count workspace_thread_bytes() const { return workspace_thread_bytes_; }
+
+ private:
+  Count a_nnz_ = 0, p_nnz_ = 0;
+  I n_ = 0, m_ = 0;
+  Count flops_ = 0;
+  Count workspace_thread_bytes_ = 0;
+};
+
+} // namespace pcluster::detail
