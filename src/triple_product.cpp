@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <string>
 #include <stdexcept>
 
 namespace pcluster::detail {
@@ -93,6 +95,26 @@ int team_size(const TripleOperands<I, V> &ops, I m)
   return static_cast<int>(std::min<Count>(threads_for(ops.P.nnz() * per_row), std::max<I>(m, 1)));
 }
 
+// Throws IndexOverflow when a lower bound of nnz(C) exceeds the index type, at the cost of
+// O(nnz(A) + nnz(P)): a row of C holds at least the longest row of P that its rows of A reach.
+template <class I, class V>
+void check_fits(const TripleOperands<I, V> &ops)
+{
+  const CsrView<I, V> &A = ops.A, &P = ops.P, &Pt = ops.Pt;
+  std::vector<I> longest(static_cast<std::size_t>(A.nrows), 0); // per row k of A: the longest P(j,:) it reaches
+  for (I k = 0; k < A.nrows; ++k)
+    for (I t = A.rowptr[k]; t < A.rowptr[k + 1]; ++t) longest[k] = std::max(longest[k], P.row_length(A.colidx[t]));
+  Count lower = 0;
+  for (I i = 0; i < Pt.nrows; ++i) {
+    I row = 0;
+    for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q) row = std::max(row, longest[Pt.colidx[q]]);
+    lower += row;
+  }
+  if (lower > static_cast<Count>(std::numeric_limits<I>::max()))
+    throw IndexOverflow("nnz(C) >= " + std::to_string(lower) + " does not fit the index type (max " +
+                        std::to_string(static_cast<Count>(std::numeric_limits<I>::max())) + ")");
+}
+
 } // namespace
 
 template <class I, class V>
@@ -107,6 +129,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   const CsrView<I, V> &A = ops.A, &P = ops.P, &Pt = ops.Pt;
   const I m = Pt.nrows;
   const int nt = team_size(ops, m);
+  check_fits(ops);
   const std::vector<I> rows = split_rows(Pt.rowptr, m, nt); // an entry of Pt: a row of A to merge
   FusedTripleProduct plan;
   plan.a_nnz_ = A.nnz();
@@ -152,6 +175,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
           }
       sort_small(out.data() + start, out.data() + out.size(), std::less<I>());
       c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(out.size() - start);
+      checked_index<I>(static_cast<Count>(out.size()), "nnz(C) of the triple product"); // stop at once past the index type
     }
     bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + out.capacity()) * sizeof(I));
   });
