@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <stdexcept>
 
@@ -95,6 +96,44 @@ int team_size(const TripleOperands<I, V> &ops, I m)
   return static_cast<int>(std::min<Count>(threads_for(ops.P.nnz() * per_row), std::max<I>(m, 1)));
 }
 
+// A thread's rows of C's pattern, staged in blocks of fixed size: no growth by doubling (which held
+// up to twice the pattern, plus the old buffer while it moved), and each block freed as soon as it
+// is copied into C.
+template <class I>
+class Staging {
+ public:
+  static constexpr std::size_t kBlock = std::size_t(1) << 16;
+  void append(const std::vector<I> &row)
+  {
+    for (std::size_t done = 0; done < row.size();) {
+      if (blocks_.empty() || blocks_.back().size() == kBlock) {
+        blocks_.emplace_back();
+        blocks_.back().reserve(kBlock);
+      }
+      std::vector<I> &b = blocks_.back();
+      const std::size_t take = std::min(row.size() - done, kBlock - b.size());
+      b.insert(b.end(), row.begin() + static_cast<std::ptrdiff_t>(done), row.begin() + static_cast<std::ptrdiff_t>(done + take));
+      done += take;
+    }
+    size_ += static_cast<Count>(row.size());
+  }
+  Count size() const { return size_; }
+  std::size_t bytes() const { return blocks_.size() * kBlock * sizeof(I); }
+  // Copies the rows to dst, freeing the blocks one by one.
+  void move_to(I *dst)
+  {
+    for (std::vector<I> &b : blocks_) {
+      dst = std::copy(b.begin(), b.end(), dst);
+      std::vector<I>().swap(b);
+    }
+    blocks_.clear();
+  }
+
+ private:
+  std::vector<std::vector<I>> blocks_;
+  Count size_ = 0;
+};
+
 // Throws IndexOverflow when a lower bound of nnz(C) exceeds the index type, at the cost of
 // O(nnz(A) + nnz(P)): a row of C holds at least the longest row of P that its rows of A reach.
 template <class I, class V>
@@ -137,8 +176,8 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   plan.n_ = A.nrows;
   plan.m_ = P.ncols;
   c_rowptr.assign(static_cast<std::size_t>(m) + 1, I(0));
-  std::vector<std::vector<I>> cols(static_cast<std::size_t>(nt)); // each thread's rows of C, in order
-  std::vector<Count> bytes(static_cast<std::size_t>(nt), 0);
+  std::vector<Staging<I>> cols(static_cast<std::size_t>(nt)); // each thread's rows of C, in order
+  std::vector<Count> bytes(static_cast<std::size_t>(nt), 0), merged(static_cast<std::size_t>(nt), 0);
   RegionErrors errors;
 #pragma omp parallel num_threads(nt)
   errors.guard([&] {
@@ -147,8 +186,9 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
     std::uint32_t *const __restrict fstamp = fine.data();
     std::uint32_t *const __restrict cstamp = coarse.data();
     const I *const aptr = A.rowptr, *const acol = A.colidx, *const pptr = P.rowptr, *const pcol = P.colidx;
-    std::vector<I> w; // (Pt A)(i,:)'s pattern
-    std::vector<I> &out = cols[static_cast<std::size_t>(t)];
+    std::vector<I> w;   // (Pt A)(i,:)'s pattern
+    std::vector<I> row; // C(i,:)'s
+    Staging<I> &out = cols[static_cast<std::size_t>(t)];
     for (I i = rows[t]; i < rows[t + 1]; ++i) {
       Count bound = 0;
       for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q) bound += aptr[Pt.colidx[q] + 1] - aptr[Pt.colidx[q]];
@@ -166,34 +206,32 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
         }
       }
       const std::uint32_t cnow = coarse.next();
-      const std::size_t start = out.size();
+      row.clear();
       for (I e = 0; e < len; ++e)
         for (I r = pptr[w[e]]; r < pptr[w[e] + 1]; ++r)
           if (cstamp[pcol[r]] != cnow) {
             cstamp[pcol[r]] = cnow;
-            out.push_back(pcol[r]);
+            row.push_back(pcol[r]);
           }
-      sort_small(out.data() + start, out.data() + out.size(), std::less<I>());
-      c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(out.size() - start);
-      checked_index<I>(static_cast<Count>(out.size()), "nnz(C) of the triple product"); // stop at once past the index type
+      sort_small(row.data(), row.data() + row.size(), std::less<I>());
+      out.append(row);
+      c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(row.size());
+      merged[t] += static_cast<Count>(Pt.rowptr[i + 1] - Pt.rowptr[i]) * static_cast<Count>(row.size());
+      checked_index<I>(out.size(), "nnz(C) of the triple product"); // stop at once past the index type
     }
-    bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + out.capacity()) * sizeof(I));
+    bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + row.capacity()) * sizeof(I) + out.bytes());
   });
   errors.rethrow();
-  Count nnz = 0, merged = 0; // merged: the numeric phase's multiply-adds into C's rows
+  pt = CsrMatrix<I, V>(); // P^T's pattern is done with: freed before C's columns are allocated
+  Count nnz = 0;
   for (I i = 0; i < m; ++i) {
-    const I len = c_rowptr[static_cast<std::size_t>(i) + 1];
-    merged += static_cast<Count>(Pt.rowptr[i + 1] - Pt.rowptr[i]) * len;
-    nnz += len;
+    nnz += c_rowptr[static_cast<std::size_t>(i) + 1];
     c_rowptr[static_cast<std::size_t>(i) + 1] = checked_index<I>(nnz, "nnz(C) of the triple product");
   }
   c_colidx.resize(static_cast<std::size_t>(nnz));
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
-  for (int t = 0; t < nt; ++t) {
-    std::copy(cols[t].begin(), cols[t].end(), c_colidx.begin() + c_rowptr[rows[t]]);
-    std::vector<I>().swap(cols[t]);
-  }
-  plan.flops_ = merged;
+  for (int t = 0; t < nt; ++t) cols[t].move_to(c_colidx.data() + c_rowptr[rows[t]]);
+  plan.flops_ = std::accumulate(merged.begin(), merged.end(), Count(0)); // the numeric phase's multiply-adds into C's rows
   for (I k = 0; k < P.nrows; ++k)
     if (P.rowptr[k + 1] > P.rowptr[k]) plan.flops_ += ap_row_flops(ops, k);
   for (int t = 0; t < nt; ++t) plan.workspace_thread_bytes_ = std::max(plan.workspace_thread_bytes_, bytes[t]);
