@@ -31,7 +31,7 @@
 // pctest::compare_csr compares them (numeric into garbage: each entry within 1e-12 of its own
 // scale, the product of the operands' absolute values; exactly for small integers; NaN and Inf in
 // kind), ProductPlan::flops() equal to the reference
-// chain's multiply-adds, the fused symbolic with A's analysis reused giving the same product, a
+// chain's multiply-adds (the fused triple product's: pctest::reference_fused_flops), the fused symbolic with A's analysis reused giving the same product, a
 // numeric phase after new values (same patterns) giving the new product, and each clustering
 // make_clustering returns a partition of the rows within the size cap (fixed: consecutive groups;
 // variable: consecutive rows similar enough to their cluster's first row). A failure prints what
@@ -514,12 +514,16 @@ void run(Case &c)
   plan->numeric(ops, C, cv.data());
   err = pctest::compare_csr<I>(ref, m, n, ci, cj, cv);
   if (!err.empty()) fail(c, "numeric values: " + err);
-  const Count flops = pctest::reference_chain_flops(c.type, dense_ops);
+  // The fused triple product (PtAP, RARt: SpgemmOptions::triple) counts its own work, and has no
+  // SpGEMM step with A on the left (no a_analysis()).
+  const bool fused = plan->steps().back().fused_triple;
+  const Count flops = fused ? pctest::reference_fused_flops(c.type, dense_ops) : pctest::reference_chain_flops(c.type, dense_ops);
   if (plan->flops() != flops) fail(c, "flops() = " + std::to_string(plan->flops()) + ", the chain's multiply-adds are " + std::to_string(flops));
 
   // Fused symbolic with A's analysis (ordering, clusters) taken from the first plan.
   const auto analysis = plan->a_analysis();
-  if ((analysis == nullptr) != (c.type == ProductType::AtB)) fail(c, "a_analysis() is null exactly when A is no step's left factor (AtB)");
+  if ((analysis == nullptr) != (c.type == ProductType::AtB || fused))
+    fail(c, "a_analysis() is null exactly when A is no step's left factor (AtB, fused PtAP and RARt)");
   std::vector<I> fi, fj;
   std::vector<double> fv;
   Plan::symbolic(c.type, ops, o, fi, fj, &fv, bs, analysis);
