@@ -318,7 +318,6 @@ std::vector<ProductStep> ProductPlan<I, V>::steps() const
     if (step.spec.kind == StepKind::Triple) {
       s.spgemm = step.triple_stats;
       s.fused_triple = true;
-      s.spgemm.workspace_thread_bytes = step.triple.workspace_thread_bytes();
     }
     out.push_back(std::move(s));
   }

@@ -483,21 +483,28 @@ void numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V>
                 c_values + cptr[i], map, acc);
 }
 
-// Unit boundaries of `parts` chunks with about equal total cost (cost prefix sums, binary search).
-template <class I>
-std::vector<I> balanced_chunks(const std::vector<Count> &cost_prefix, int parts)
+// Unit boundaries of `parts` chunks with about equal total cost (cost prefix sums over n units,
+// n + 1 entries from 0: e.g. a CSR row pointer; binary search).
+template <class I, class T>
+std::vector<I> balanced_chunks(const T *cost_prefix, I n, int parts)
 {
-  const I n = static_cast<I>(cost_prefix.size()) - 1;
   parts = std::max(1, static_cast<int>(std::min<Count>(parts, std::max<I>(n, 1))));
   std::vector<I> bounds(parts + 1, n);
   bounds[0] = 0;
-  const Count total = cost_prefix.back();
+  const Count total = static_cast<Count>(cost_prefix[n]);
   for (int c = 1; c < parts; ++c) {
     const Count target = total / parts * c + (total % parts) * c / parts;
-    bounds[c] = static_cast<I>(std::lower_bound(cost_prefix.begin(), cost_prefix.end(), target) - cost_prefix.begin());
+    bounds[c] = static_cast<I>(std::lower_bound(cost_prefix, cost_prefix + n + 1, target,
+                                                [](const T &cost, Count t) { return static_cast<Count>(cost) < t; }) -
+                               cost_prefix);
     bounds[c] = std::clamp(bounds[c], bounds[c - 1], n);
   }
   return bounds;
+}
+template <class I>
+std::vector<I> balanced_chunks(const std::vector<Count> &cost_prefix, int parts)
+{
+  return balanced_chunks(cost_prefix.data(), static_cast<I>(cost_prefix.size()) - 1, parts);
 }
 
 template <class I, class V>

@@ -76,19 +76,6 @@ Count ap_row_flops(const TripleOperands<I, V> &ops, I k)
   return f;
 }
 
-// Rows [0, m) of C split into nt ranges of about equal cost (prefix sums of cost per row: a CSR
-// row pointer): boundaries.
-template <class I>
-std::vector<I> split_rows(const I *prefix, I m, int nt)
-{
-  std::vector<I> bounds(static_cast<std::size_t>(nt) + 1, m);
-  bounds[0] = 0;
-  const Count total = m > 0 ? static_cast<Count>(prefix[m]) : 0;
-  for (int t = 1; t < nt; ++t)
-    bounds[t] = std::max(bounds[t - 1], static_cast<I>(std::lower_bound(prefix, prefix + m, static_cast<I>(total / nt * t)) - prefix));
-  return bounds;
-}
-
 template <class I, class V>
 int team_size(const TripleOperands<I, V> &ops, I m)
 {
@@ -169,7 +156,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   const I m = Pt.nrows;
   const int nt = team_size(ops, m);
   check_fits(ops);
-  const std::vector<I> rows = split_rows(Pt.rowptr, m, nt); // an entry of Pt: a row of A to merge
+  const std::vector<I> rows = balanced_chunks(Pt.rowptr, m, nt); // an entry of Pt: a row of A to merge
   FusedTripleProduct plan;
   plan.a_nnz_ = A.nnz();
   plan.p_nnz_ = P.nnz();
@@ -246,7 +233,7 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V> &ops, const Cs
     throw std::invalid_argument("the fused triple product's numeric phase: an operand's pattern changed since the symbolic phase");
   const I m = C.nrows, n = A.nrows;
   const int nt = team_size(ops, m);
-  const std::vector<I> rows = split_rows(C.rowptr, m, nt); // an entry of C: a multiply-add per row of A*P merged
+  const std::vector<I> rows = balanced_chunks(C.rowptr, m, nt); // an entry of C: a multiply-add per row of A*P merged
   RegionErrors errors;
 #pragma omp parallel num_threads(nt)
   errors.guard([&] {

@@ -40,8 +40,8 @@ inline const char *to_string(Accumulator a) { return name_of(kAccumulatorNames, 
 constexpr Count kDenseMaxColumns = Count(1) << 24;
 
 // How ProductPlan computes the triple products PtAP and RARt (include/pcluster/product.hpp):
-//  Fused:  C = Pt*(A*P) block by block, A*P never stored (src/triple_product.hpp): the memory of C,
-//          P^T's pattern and a thread's block.
+//  Fused:  C = Pt*(A*P) with A*P formed row by row and never stored (src/triple_product.hpp):
+//          nothing but C kept between the phases, P^T's pattern during the symbolic one.
 //  Stored: the chain A*P, P^T, Pt*(A*P) with A*P and P^T kept for reuse (its numeric phase is two
 //          numeric SpGEMMs and a gather), the form the cluster kernel and reordering run in.
 enum class TripleForm { Fused, Stored };
