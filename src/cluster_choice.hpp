@@ -16,8 +16,8 @@ struct SchemeChoice {
 };
 
 // opts.scheme, or for Auto the rule in cluster_choice.cpp, on A (the working copy the kernel runs
-// on, values included).
+// on, values included); flops: the product's multiply-adds.
 template <class I, class V>
-SchemeChoice<I, V> choose_scheme(const CsrView<I, V> &A, const SpgemmOptions &opts);
+SchemeChoice<I, V> choose_scheme(const CsrView<I, V> &A, const SpgemmOptions &opts, Count flops);
 
 } // namespace pcluster::detail

@@ -507,7 +507,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
     st.seconds_clustering = seconds_since(tc);
   } else if (opts.kernel == Kernel::Cluster) {
     const auto tc = std::chrono::steady_clock::now();
-    SchemeChoice<I, V> choice = choose_scheme(Aw, opts);
+    SchemeChoice<I, V> choice = choose_scheme(Aw, opts, st.flops);
     st.scheme = choice.scheme;
     im.clustered = std::move(choice.clusters);
     if (!im.clustered) im.kernel = Kernel::Rowwise;

@@ -259,14 +259,17 @@ TEST_CASE("block sizes steer Auto per step: P's column block size for P^T", "[pr
   using I = std::int32_t;
   // PtAP's stored chain runs AP = A*P (left factor A: A's row block size), Pt = P^T, C = Pt*AP (left factor P^T,
   // whose rows are P's columns: P's column block size). A is 3-dof elasticity (rows of a node share
-  // their pattern); P has two columns per aggregate with the same pattern (two near-null-space
-  // vectors), so P^T's rows come in pairs that share their pattern. P's rows have block size 3 (A's
-  // columns) and its columns 2: P.ncols / 2 fixed clusters on P^T can only come from the column
-  // block size (the row block size would give P.ncols / 3, with padding).
+  // their pattern); P = A * P0, P0 with two columns per aggregate with the same pattern (two
+  // near-null-space vectors), so P^T's rows come in pairs that share their pattern. P's rows have
+  // block size 3 (A's columns) and its columns 2: P.ncols / 2 fixed clusters on P^T can only come
+  // from the column block size (the row block size would give P.ncols / 3, with padding). P is
+  // smoothed (A * P0) so that both steps have the multiply-adds per entry of their left factor that
+  // Auto asks of clusters (cluster_choice.cpp): P0 alone has 2 per row.
   const auto A = elasticity3d_27pt<I, double>(5);
   const Dense2 Ad = pctest::from_view(A.view());
-  const Dense2 P = block_prolongator(Ad.nrows, 6, 2, 9);
+  const Dense2 P = pctest::reference_product(Ad, block_prolongator(Ad.nrows, 6, 2, 9));
   REQUIRE(P.ncols == 126); // 63 aggregates of 6 of the 375 rows, 2 columns each
+  REQUIRE(static_cast<double>(P.entries.size()) >= 16.0 * static_cast<double>(P.nrows));
   const Operands<I> ops = to_operands<I>({Ad, P});
   const pctest::Reference ref = pctest::reference_of(ProductType::PtAP, {Ad, P});
   SpgemmOptions o;

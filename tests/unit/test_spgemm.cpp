@@ -551,6 +551,37 @@ TEST_CASE("Auto with a row block size uses fixed clusters of whole nodes", "[spg
   CHECK(plan.stats().cluster_padding == 0); // the rows of a node share their pattern
 }
 
+TEST_CASE("Auto runs row-wise when the product has too few multiply-adds per entry of A to repay the clusters", "[spgemm]")
+{
+  using I = std::int32_t;
+  const auto E = elasticity3d_27pt<I, double>(3, 1); // 81 rows, block size 3, 24 to 81 entries a row
+  // B like a tentative prolongator: 2 entries a row, so 2 multiply-adds per entry of E
+  Dense2 B;
+  B.nrows = E.nrows;
+  B.ncols = 18;
+  for (std::int64_t i = 0; i < B.nrows; ++i)
+    for (std::int64_t t = 0; t < 2; ++t) B.entries[{i, 2 * (i / 9) + t}] = 1.0 + static_cast<double>(i % 5) + 0.5 * static_cast<double>(t);
+  const auto Bc = pctest::to_csr<I>(B);
+  SpgemmOptions o;
+  o.kernel = Kernel::Cluster;
+  o.scheme = ClusterScheme::Auto;
+  o.row_block_size = 3;
+  std::vector<I> ci, cj;
+  std::vector<double> cv;
+  auto plan = SpgemmPlan<I, double>::symbolic(E.view(), Bc.view(), o, ci, cj, &cv);
+  CHECK(plan.stats().flops < 16 * E.nnz());
+  CHECK(plan.stats().kernel == Kernel::Rowwise);
+  CHECK(plan.stats().num_clusters == 0);
+  CHECK(pctest::compare_csr<I>(pctest::reference_of(pctest::from_view(E.view()), B), E.nrows, B.ncols, ci, cj, cv) == "");
+  // Control: the same clusters, named, are built and used (the fallback is Auto's rule, not the input).
+  o.scheme = ClusterScheme::Fixed;
+  o.clustering.cluster_size = 3;
+  plan = SpgemmPlan<I, double>::symbolic(E.view(), Bc.view(), o, ci, cj, &cv);
+  CHECK(plan.stats().kernel == Kernel::Cluster);
+  CHECK(plan.stats().num_clusters == 27);
+  CHECK(pctest::compare_csr<I>(pctest::reference_of(pctest::from_view(E.view()), B), E.nrows, B.ncols, ci, cj, cv) == "");
+}
+
 TEST_CASE("explicit accumulator choices are honoured in the statistics", "[spgemm]")
 {
   using I = std::int32_t;
