@@ -1,7 +1,7 @@
 static const char help[] =
-  "amg_setup: algebraic multigrid set-up (PCGAMG, PCHMG) of generated 3D problems, once with PETSc's default sparse\n"
-  "matrix products and once per petsc-cluster algorithm, with a table of set-up times, product times, iterations,\n"
-  "residuals and operator complexities.\n"
+  "amg_setup: algebraic multigrid set-up (PCGAMG, PCHMG) of generated 3D problems, with PETSc's default sparse\n"
+  "matrix products, with PETSc's fastest alternative, and with each petsc-cluster algorithm, with a table of set-up\n"
+  "times, their peak resident memory, product times, iterations, residuals and operator complexities.\n"
   "\n"
   "Problems:\n"
   "  -problem <poisson|elasticity|all>  (default all)\n"
@@ -15,8 +15,12 @@ static const char help[] =
   "                   coarse operators (-hmg_inner_pc_type hypre -pc_mg_galerkin pmat; elasticity coarsens\n"
   "                   one displacement component: -pc_hmg_use_subspace_coarsening)\n"
   "  -algs <a,b,...>  petsc-cluster algorithms, one row each (default cluster): each sets -matptap_via,\n"
-  "                   -matmatmult_via, -matmatmatmult_via and -mattransposematmult_via to its name.\n"
-  "                   Rows 'default' (no flag: PETSc's defaults) and 'hypre' (-matptap_via hypre) always run;\n"
+  "                   -matmatmult_via, -matmatmatmult_via and -mattransposematmult_via to its name. They run\n"
+  "                   with one OpenMP thread per process, as PETSc's products, and again with every thread\n"
+  "                   (OMP_NUM_THREADS) when there are more, in rows labelled 'N threads'; -mat_cluster_threads\n"
+  "                   given by the user applies to every row instead.\n"
+  "                   PETSc's rows always run: 'default' (no flag), its fastest alternative (-matptap_via rap on\n"
+  "                   one process; allatonce and nonscalable on several) and 'hypre' (-matptap_via hypre);\n"
   "                   'hypre' is set up but not solved, and only with PCGAMG: on one process PETSc 3.18.5's\n"
   "                   SeqAIJ hypre PtAP result makes the coarse LU read out of bounds (valgrind), so solves\n"
   "                   diverge or crash, and PCHMG factors its coarse operator during set-up.\n"
@@ -45,6 +49,8 @@ static const char help[] =
 */
 #include <petscksp.h>
 #include <petsccluster.h>
+
+#include "peak_memory.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -86,12 +92,14 @@ struct Snapshot {
   PetscLogDouble time[EV_COUNT];
   int            count[EV_COUNT];
   PetscLogDouble local_setup = 0; /* this rank's PCSetUp (time[] holds the slowest rank's) */
+  double         peak_mb     = 0; /* resident memory KSPSetUp added at its peak, the largest rank's (MB) */
 };
 
 /* What one row reports: times are the best over -reps, the rest must be equal across reps. */
 struct Figures {
   PetscLogDouble setup = PETSC_MAX_REAL, ptap = PETSC_MAX_REAL, ab = PETSC_MAX_REAL, solve = PETSC_MAX_REAL;
   PetscLogDouble resetup = PETSC_MAX_REAL, resetup_prod = PETSC_MAX_REAL;
+  double         peak_mb = HUGE_VAL; /* peak resident growth of KSPSetUp, the largest rank's, smallest over -reps */
   int            nptap = 0, nab = 0, nptap_re = 0;
   PetscInt       its = -1, its_re = -1;
   PetscReal      res = 0, res_re = 0, opcx = 0;
@@ -107,11 +115,13 @@ struct Config {
   std::string name, ptap, others; /* flag values; empty: PETSc's default */
   bool        ours;               /* -check counts mismatches of our rows only */
   bool        solve = true;       /* false: KSPSetUp only (see the 'hypre' row in main) */
+  bool        petsc_choice = false; /* one of PETSc's own choices whose best set-up is the 'x best' reference */
+  int         threads      = 0;     /* -mat_cluster_threads for this row; 0: left as the user set it */
 };
 
 struct Settings {
   PetscInt  reps = 1;
-  PetscBool resetup = PETSC_TRUE, user_galerkin = PETSC_FALSE;
+  PetscBool resetup = PETSC_TRUE, user_galerkin = PETSC_FALSE, user_threads = PETSC_FALSE;
   PetscReal rtol = 1e-8, check_rtol = 1e-6;
   PetscInt  max_it = 200;
 };
@@ -300,10 +310,14 @@ PetscErrorCode TakeSnapshot(PetscLogStage stage, Snapshot *s)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SetProductFlags(const Config &c)
+PetscErrorCode SetProductFlags(const Config &c, const Settings &s)
 {
   PetscFunctionBeginUser;
   for (const char *f : kProductFlags) PetscCall(PetscOptionsClearValue(NULL, f));
+  if (!s.user_threads) {
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_cluster_threads"));
+    if (c.threads > 0) PetscCall(PetscOptionsSetValue(NULL, "-mat_cluster_threads", std::to_string(c.threads).c_str()));
+  }
   if (!c.ptap.empty()) PetscCall(PetscOptionsSetValue(NULL, "-matptap_via", c.ptap.c_str()));
   if (!c.others.empty())
     for (int i = 1; i < 4; ++i) PetscCall(PetscOptionsSetValue(NULL, kProductFlags[i], c.others.c_str()));
@@ -361,8 +375,12 @@ PetscErrorCode Solve(KSP ksp, PetscLogStage stage, bool solve, Vec b, Vec x, Sna
 
   PetscFunctionBeginUser;
   PetscCall(TakeSnapshot(stage, &s0));
+  const double rss0 = ResetPeak(); /* outside the stage: malloc_trim is not set-up work */
   PetscCall(PetscLogStagePush(stage));
   PetscCall(KSPSetUp(ksp));
+  PetscCall(PetscLogStagePop());
+  d->peak_mb = StatusMB("VmHWM") - rss0; /* NaN where /proc cannot tell */
+  PetscCall(PetscLogStagePush(stage));
   if (solve) PetscCall(KSPSolve(ksp, b, x));
   PetscCall(PetscLogStagePop());
   PetscCall(TakeSnapshot(stage, d));
@@ -370,6 +388,7 @@ PetscErrorCode Solve(KSP ksp, PetscLogStage stage, bool solve, Vec b, Vec x, Sna
   /* the slowest rank, like the Max column of -log_view */
   d->local_setup = d->time[EV_PCSETUP];
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, d->time, EV_COUNT, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)ksp)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &d->peak_mb, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)ksp)));
   if (!solve) {
     *its = -1, *res = 0;
     PetscFunctionReturn(0);
@@ -399,7 +418,7 @@ PetscErrorCode RunRow(const Problem &p, const std::string &pctype, const Config 
   PetscFunctionBeginUser;
   PetscCall(PetscLogStageRegister(stagename.c_str(), &stage)); /* RunRow runs once per (problem, pc, config) */
   if (s.resetup) PetscCall(PetscLogStageRegister((stagename + " re-setup").c_str(), &stage_re));
-  PetscCall(SetProductFlags(c));
+  PetscCall(SetProductFlags(c, s));
   if (pctype == "hmg" && !s.user_galerkin) PetscCall(PetscOptionsSetValue(NULL, "-pc_mg_galerkin", "pmat"));
   for (PetscInt rep = 0; rep < s.reps; ++rep) {
     Mat          A;
@@ -438,7 +457,8 @@ PetscErrorCode RunRow(const Problem &p, const std::string &pctype, const Config 
     PetscCall(KSPSetFromOptions(ksp));
 
     PetscCall(Solve(ksp, stage, c.solve, p.b, x, &d, &its, &res, &f->converged));
-    f->setup = std::min(f->setup, d.time[EV_PCSETUP]);
+    f->setup   = std::min(f->setup, d.time[EV_PCSETUP]);
+    f->peak_mb = std::min(f->peak_mb, d.peak_mb); /* the first repetition also pays one-time allocations */
     {
       PetscMPIInt size, rank;
       PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
@@ -474,7 +494,7 @@ PetscErrorCode RunRow(const Problem &p, const std::string &pctype, const Config 
     PetscCall(MatDestroy(&A));
   }
   if (pctype == "hmg" && !s.user_galerkin) PetscCall(PetscOptionsClearValue(NULL, "-pc_mg_galerkin"));
-  PetscCall(SetProductFlags(Config{}));
+  PetscCall(SetProductFlags(Config{}, s));
   PetscFunctionReturn(0);
 }
 
@@ -506,9 +526,20 @@ double Ratio(PetscLogDouble ref, PetscLogDouble t)
   return t > 0 ? ref / t : 0;
 }
 
+/* The PETSc row with the fastest set-up ('default' or one of PETSc's -matptap_via choices that solved): the reference
+   of the 'x best' columns. */
+size_t FastestPETScRow(const std::vector<Config> &configs, const std::vector<Figures> &figs, PetscLogDouble Figures::*time)
+{
+  size_t best = 0;
+  for (size_t i = 1; i < configs.size(); ++i)
+    if (configs[i].petsc_choice && figs[i].setup != PETSC_MAX_REAL && figs[i].*time < figs[best].*time) best = i;
+  return best;
+}
+
 PetscErrorCode PrintTable(const Problem &p, const std::string &pctype, const std::vector<Config> &configs, const std::vector<Figures> &figs, const Settings &s)
 {
   const Figures &ref = figs[0];
+  const size_t   best = FastestPETScRow(configs, figs, &Figures::setup), best_re = FastestPETScRow(configs, figs, &Figures::resetup);
   std::string    levels;
 
   PetscFunctionBeginUser;
@@ -516,27 +547,31 @@ PetscErrorCode PrintTable(const Problem &p, const std::string &pctype, const std
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n%s, %s: %zu levels, rows %s; PtAP calls %d, AB calls %d%s\n", p.name.c_str(),
                         pctype == "gamg" ? "PCGAMG" : "PCHMG (BoomerAMG coarsening, Galerkin PtAP)", ref.level_rows.size(), levels.c_str(), ref.nptap, ref.nab,
                         s.resetup ? (", re-setup PtAP calls " + std::to_string(ref.nptap_re)).c_str() : ""));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-21s %8s %6s %8s %8s %6s %9s %6s %5s %9s %6s  %s\n", "products", "PCSetUp", "x", "PtAP", "AB", "x", "re-setup", "x", "its",
-                        "|b-Ax|/|b|", "op.cx", "match default"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-24s %8s %6s %6s %8s %8s %8s %6s %9s %6s %6s %5s %9s %6s  %s\n", "products", "PCSetUp", "x def", "x best", "peak MB", "PtAP", "AB",
+                        "x def", "re-setup", "x def", "x best", "its", "|b-Ax|/|b|", "op.cx", "match default"));
   for (size_t i = 0; i < configs.size(); ++i) {
     const Figures &f = figs[i];
-    char           re[32] = "-", rex[32] = "-";
+    char           re[32] = "-", rex[32] = "-", rexb[32] = "-", peak[32] = "-";
     if (f.setup == PETSC_MAX_REAL) { /* not run */
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-21s %s\n", configs[i].name.c_str(), f.match.c_str()));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-24s %s\n", configs[i].name.c_str(), f.match.c_str()));
       continue;
     }
     if (s.resetup) {
       PetscCall(PetscSNPrintf(re, sizeof re, "%9.4f", f.resetup));
       PetscCall(PetscSNPrintf(rex, sizeof rex, "%6.2f", Ratio(ref.resetup, f.resetup)));
+      PetscCall(PetscSNPrintf(rexb, sizeof rexb, "%6.2f", Ratio(figs[best_re].resetup, f.resetup)));
     }
+    if (std::isfinite(f.peak_mb)) PetscCall(PetscSNPrintf(peak, sizeof peak, "%8.1f", f.peak_mb));
     char its[32] = "-", res[32] = "-";
     if (configs[i].solve) {
       PetscCall(PetscSNPrintf(its, sizeof its, "%" PetscInt_FMT, f.its));
       PetscCall(PetscSNPrintf(res, sizeof res, "%9.2e", (double)f.res));
     }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-21s %8.4f %6.2f %8.4f %8.4f %6.2f %9s %6s %5s %9s %6.3f  %s\n", configs[i].name.c_str(), f.setup, Ratio(ref.setup, f.setup), f.ptap,
-                          f.ab, Ratio(ref.ptap + ref.ab, f.ptap + f.ab), re, rex, its, res, (double)f.opcx, f.match.c_str()));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-24s %8.4f %6.2f %6.2f %8s %8.4f %8.4f %6.2f %9s %6s %6s %5s %9s %6.3f  %s\n", configs[i].name.c_str(), f.setup, Ratio(ref.setup, f.setup),
+                          Ratio(figs[best].setup, f.setup), peak, f.ptap, f.ab, Ratio(ref.ptap + ref.ab, f.ptap + f.ab), re, rex, rexb, its, res, (double)f.opcx, f.match.c_str()));
   }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  fastest PETSc set-up: %s%s%s\n", configs[best].name.c_str(), s.resetup ? "; fastest PETSc re-setup: " : "",
+                        s.resetup ? configs[best_re].name.c_str() : ""));
   if (ref.setup_ranks.size() > 1) { /* on rank 0 */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  PCSetUp per rank [s] (the table shows the slowest):\n"));
     for (size_t i = 0; i < configs.size(); ++i) {
@@ -622,6 +657,10 @@ int main(int argc, char **argv)
   PetscCheck(!set, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Do not pass -pc_type: choose the preconditioners with -pcs gamg,hmg");
   PetscCall(PetscOptionsHasName(NULL, NULL, "-pc_mg_galerkin", &s.user_galerkin));
 
+  int max_threads = 1; /* set before the options block: its braces scope what is declared in it */
+#if defined(_OPENMP)
+  max_threads = omp_get_max_threads();
+#endif
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "amg_setup options", "KSP");
   PetscCall(PetscOptionsEList("-problem", "Generated problem", "", problems_names, 3, problems_names[problem], &problem, NULL));
   PetscCall(PetscOptionsInt("-n", "Grid points per side (default: poisson 50, elasticity 18)", "", n, &n, NULL));
@@ -635,15 +674,29 @@ int main(int argc, char **argv)
     }
   } else pcs = {"gamg", "hmg"};
   PetscCall(PetscOptionsStringArray("-algs", "petsc-cluster algorithms, one row each", "", alglist, &nalgs, &set));
-  configs.push_back({"default", "", "", false});
+  std::vector<std::string> algs;
   if (set) {
     for (PetscInt i = 0; i < nalgs; ++i) {
-      PetscCheck(std::strcmp(alglist[i], "default") && std::strcmp(alglist[i], "hypre"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-                 "-algs: '%s' always runs as its own row; list petsc-cluster algorithms only", alglist[i]);
-      configs.push_back({alglist[i], alglist[i], alglist[i], true});
+      PetscCheck(std::strcmp(alglist[i], "default") && std::strcmp(alglist[i], "hypre") && std::strcmp(alglist[i], "rap"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+                 "-algs: '%s' is one of PETSc's rows, which always run; list petsc-cluster algorithms only", alglist[i]);
+      algs.push_back(alglist[i]);
       PetscCall(PetscFree(alglist[i]));
     }
-  } else configs.push_back({MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTER, MATPRODUCTALGORITHMCLUSTER, true});
+  } else algs = {MATPRODUCTALGORITHMCLUSTER};
+  /* PETSc's rows: its default, and the -matptap_via choices that are fastest where they apply (rap keeps R = P^T and
+     A*P: the fastest SeqAIJ PtAP; allatonce and nonscalable the fastest MPIAIJ ones). */
+  configs.push_back({"default", "", "", false, true, true});
+  if (size == 1) configs.push_back({"rap (-matptap_via)", "rap", "", false, true, true});
+  else {
+    configs.push_back({"allatonce (-matptap_via)", "allatonce", "", false, true, true});
+    configs.push_back({"nonscalable (-matptap_via)", "nonscalable", "", false, true, true});
+  }
+  /* Ours at PETSc's resources (one thread per process, as PETSc's products), then with every thread of the process
+     when it has more than one, labelled; a user's -mat_cluster_threads applies to every row instead. */
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_cluster_threads", &s.user_threads));
+  for (const std::string &a : algs) configs.push_back({a, a, a, true, true, false, s.user_threads ? 0 : 1});
+  if (!s.user_threads && max_threads > 1)
+    for (const std::string &a : algs) configs.push_back({a + ", " + std::to_string(max_threads) + " threads", a, a, true, true, false, max_threads});
   /* PETSc's -matptap_via hypre, set-up only and PCGAMG only: on one process PETSc 3.18.5 turns
      hypre's product into a SeqAIJ on which the coarse LU factorisation reads out of bounds (valgrind:
      invalid reads in MatLUFactorNumeric of memory hypre allocated), so solves with it diverge or
@@ -690,23 +743,24 @@ int main(int argc, char **argv)
   }
 
   {
-    PetscInt threads = 0;
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_cluster_threads", &threads, NULL));
-#if defined(_OPENMP)
-    if (threads == 0) threads = omp_get_max_threads();
-#else
-    threads = 1;
-#endif
+    std::string threads = "one OpenMP thread per process, as PETSc's products";
+    if (s.user_threads) {
+      PetscInt t = 0;
+      PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_cluster_threads", &t, NULL));
+      threads = "-mat_cluster_threads " + std::to_string(t) + " (0: OMP_NUM_THREADS) per process";
+    } else if (max_threads > 1) threads += ", and in the rows labelled 'N threads' " + std::to_string(max_threads);
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "amg_setup: algebraic multigrid set-up with PETSc's default sparse products vs petsc-cluster's\n"
-                          "%d MPI process(es); petsc-cluster products use %" PetscInt_FMT " OpenMP thread(s) per process (-mat_cluster_threads, OMP_NUM_THREADS), "
-                          "PETSc's products one\n"
+                          "amg_setup: algebraic multigrid set-up with PETSc's sparse products vs petsc-cluster's\n"
+                          "%d MPI process(es); PETSc's products use one thread per process; ours %s\n"
                           "KSP cg, rtol %g on the unpreconditioned residual; best of %" PetscInt_FMT " run(s) per row, each on a fresh copy of A and a fresh KSP\n",
-                          size, threads, (double)s.rtol, s.reps));
+                          size, threads.c_str(), (double)s.rtol, s.reps));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Times [s] are PETSc log events in one log stage per row (see -log_view): PCSetUp = event PCSetUp;\n"
                                           "  PtAP = MatPtAPSymbolic+MatPtAPNumeric+MatMatMatMultSym+MatMatMatMultNum; AB = MatMatMultSym+MatMatMultNum+MatTrnMatMultSym+MatTrnMatMultNum;\n"
-                                          "  x = speed-up over 'default' (PCSetUp; PtAP+AB; re-setup)"));
+                                          "  x def = speed-up over PETSc's 'default' row (PCSetUp; PtAP+AB; re-setup); x best = speed-up over the fastest of PETSc's rows\n"
+                                          "  (default and the -matptap_via rows, named under each table) in PCSetUp, resp. re-setup;\n"
+                                          "  peak MB = resident memory KSPSetUp added at its peak (VmHWM after, minus VmRSS before, free heap returned first),\n"
+                                          "  the largest rank's, smallest over the repetitions; it includes the hierarchy's operators and what the products keep"));
   if (size > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, ";\n  times are the slowest rank's; PETSc's MPIAIJ PtAP also logs its inner products as MatMatMult, so AB includes them"));
   if (s.resetup)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, ";\n  re-setup = PCSetUp after A *= %g with reused interpolation (numeric-only PtAP)\n", (double)kResetupScale));
