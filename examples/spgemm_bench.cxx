@@ -50,6 +50,8 @@ static const char help[] =
   "                         VmRSS read; after the product VmHWM - VmRSS(before)). It includes C and whatever the\n"
   "                         algorithm keeps for reuse (ours: transposes, intermediates of PtAP); pages allocated\n"
   "                         but never touched do not count. GraphBLAS: new + mxm + wait + unpack, the same way.\n"
+  "  -max_peak_ratio <r>    exit nonzero if the peak memory of one of our algorithms exceeds r times PETSc default's\n"
+  "                         (scalable for ptap) on the same matrix (0, the default: no limit; needs -memory)\n"
   "  -json <file>           also write the figures as JSON\n"
   "The row-ordering study (the seed paper's Table 2) is the program ordering_study (the same matrix options).\n"
   "C = P^T A P with PCGAMG's prolongator (-product ptap):\n"
@@ -76,6 +78,27 @@ const char *const kPetscPtAPDefault = "scalable"; /* "default" for SeqAIJ C=P^T*
 const char *DefaultAlg(const Settings &s)
 {
   return s.ptap ? kPetscPtAPDefault : kPetscDefault;
+}
+
+/* -max_peak_ratio: each of our algorithms' peak memory against PETSc default's on the same matrix, in the same run */
+PetscErrorCode CheckPeaks(const Summary &S, const Settings &s, PetscReal limit, bool *any_bad)
+{
+  const Figures *def = nullptr;
+
+  PetscFunctionBeginUser;
+  for (const Figures &f : S.figs)
+    if (f.name == DefaultAlg(s)) def = &f;
+  PetscCheck(def && def->ok() && std::isfinite(def->peak_mb), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-max_peak_ratio: %s needs PETSc's default (%s) in -algs, measured", S.name.c_str(),
+             DefaultAlg(s));
+  for (const Figures &f : S.figs) {
+    if (f.kind != "petsc-cluster" || !f.ok()) continue;
+    const double ratio = f.peak_mb / def->peak_mb;
+    const bool   over  = !(ratio <= limit); /* NaN (not measured) fails too */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "peak memory %s on %s: %.1f MB = %.2f x %s's %.1f MB (limit %.2f)%s\n", f.name.c_str(), S.name.c_str(), f.peak_mb, ratio, def->name.c_str(),
+                          def->peak_mb, (double)limit, over ? ": OVER THE LIMIT" : ""));
+    *any_bad = *any_bad || over;
+  }
+  PetscFunctionReturn(0);
 }
 
 /* -memory: one extra, untimed one-shot product (as timed, through the same API) and the resident
@@ -466,6 +489,7 @@ int main(int argc, char **argv)
   MatrixOptions            mo;
   PetscBool                set;
   char                     json[PETSC_MAX_PATH_LEN] = "";
+  PetscReal                max_peak_ratio = 0;
   char                    *alglist[64];
   PetscInt                 nalgs = 64;
   PetscInt                 gbt[16] = {0}, ngbt = 16;
@@ -506,8 +530,12 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsBool("-memory", "Measure each algorithm's peak memory on an extra, untimed one-shot", "", memory, &memory, NULL));
     s.memory = memory;
   }
+  PetscCall(PetscOptionsReal("-max_peak_ratio", "Exit nonzero if one of our algorithms' peak memory exceeds this multiple of PETSc default's (0: no limit)", "",
+                             max_peak_ratio, &max_peak_ratio, NULL));
   PetscCall(PetscOptionsString("-json", "Write the figures to this JSON file", "", json, json, sizeof json, NULL));
   PetscOptionsEnd();
+  PetscCheck(max_peak_ratio >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-max_peak_ratio %g must be >= 0", (double)max_peak_ratio);
+  PetscCheck(max_peak_ratio == 0 || s.memory, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-max_peak_ratio needs -memory true");
 
   for (const char *moved : {"-study", "-orderings"}) {
     PetscBool given;
@@ -575,12 +603,13 @@ int main(int argc, char **argv)
     PrintTable(S, s);
     std::fflush(stdout);
     for (const Figures &f : S.figs) any_bad = any_bad || !f.ok();
+    if (max_peak_ratio > 0) PetscCall(CheckPeaks(S, s, max_peak_ratio, &any_bad));
     all.push_back(std::move(S));
     if (json[0]) PetscCall(RewriteJson(json, [&](std::FILE *fp) { WriteJson(fp, all, s, machine); }));
   }
   if (all.size() > 1 || s.rounds > 1) PrintSummary(all, s, machine);
   if (json[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nJSON written to %s\n", json));
-  if (any_bad) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nspgemm_bench: at least one algorithm FAILED its check or raised an error (exit code 1)\n"));
+  if (any_bad) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nspgemm_bench: at least one algorithm FAILED its check, raised an error or exceeded -max_peak_ratio (exit code 1)\n"));
   GraphBLASFinalize();
   PetscCall(PetscFinalize());
   return any_bad ? 1 : 0;

@@ -18,6 +18,22 @@ if(TARGET spgemm_bench)
     add_test(NAME petsc.bench.${name} COMMAND spgemm_bench ${c} ${PCLUSTER_MALLOC_CHECK_ARGS})
     set_tests_properties(petsc.bench.${name} PROPERTIES LABELS "petsc;bench" TIMEOUT 600 ENVIRONMENT "${_test_env}")
   endforeach()
+  # Issue 17's memory bound: one PtAP with PCGAMG's P (mid-size 3D Poisson and elasticity) adds at
+  # its peak no more than 1.1x what PETSc's default (scalable) adds, measured in the same run
+  # (-max_peak_ratio; the program fails if it cannot measure PETSc's figure). Without PETSc's
+  # -malloc_debug, whose guards would inflate PETSc's figure, and not in the sanitizer build, whose
+  # allocator keeps freed memory in quarantine.
+  if(NOT PCLUSTER_SANITIZE)
+    foreach(g "p7|50" "e27|20")
+      string(REPLACE "|" ";" g "${g}")
+      list(GET g 0 _gen)
+      list(GET g 1 _n)
+      add_test(NAME petsc.bench.ptap_memory.${_gen} COMMAND spgemm_bench -product ptap -gen ${_gen} -n ${_n} -algs scalable,rowwise,cluster
+               -reps 1 -max_peak_ratio 1.1)
+      set_tests_properties(petsc.bench.ptap_memory.${_gen} PROPERTIES LABELS "petsc;bench" TIMEOUT 600 ENVIRONMENT "${_test_env};OMP_NUM_THREADS=1"
+                           FAIL_REGULAR_EXPRESSION "OVER THE LIMIT") # and the exit code
+    endforeach()
+  endif()
   if(EXISTS "${_shared}/bcsstk13.mtx")
     add_test(NAME petsc.bench.bcsstk13 COMMAND spgemm_bench -f "${_shared}/bcsstk13.mtx" -reps 1 ${PCLUSTER_MALLOC_CHECK_ARGS})
     set_tests_properties(petsc.bench.bcsstk13 PROPERTIES LABELS "petsc;bench" TIMEOUT 600 ENVIRONMENT "${_test_env}")
