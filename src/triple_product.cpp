@@ -248,6 +248,7 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V> &ops, const Cs
     std::unique_ptr<Stamps> exact; // a non-finite P(k,i): the pattern of (A*P)(k,:), made for that row
     std::vector<I> pattern;
     for (I k = 0; k < n; ++k) {
+      if (aptr[k] == aptr[k + 1]) continue; // (A*P)(k,:) is empty: it would add +0 (MPIAIJ ranks: rows of other ranks)
       I r0 = pptr[k], r1 = pptr[k + 1]; // P(k,:)'s columns in [c0, c1)
       while (r0 < r1 && pcol[r0] < c0) ++r0;
       while (r1 > r0 && pcol[r1 - 1] >= c1) --r1;

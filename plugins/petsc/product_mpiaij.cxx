@@ -8,12 +8,17 @@
 
      kLocalAB    R = A_own * X_rows                  A*B, A*B^T, A*(B*C): R's rows are this rank's rows of C
      kLocalAtB   R = A_own^T * B_own                 A^T*B: R's rows are the columns A's own rows use
-     kLocalPtAP  R = X_own^T * (A_own * X_rows)      P^T*A*P (X = P), R*A*R^T (X = R^T; PETSc forms
+     kLocalPtAP  R = X_rows^T * A_sq * X_rows        P^T*A*P (X = P), R*A*R^T (X = R^T; PETSc forms
                                                      R*(A*R^T), the same pattern)
 
    A_own is A's own rows on the columns they use, X_rows the rows of X for those columns (X's own
-   rows, and the others fetched), X_own X's own rows (mpiaij_local_rows.cxx). R's rows that other
-   ranks own (kLocalAtB, kLocalPtAP) reach them through PETSc's COO assembly (mpiaij_result.cxx).
+   rows, and the others fetched; mpiaij_local_rows.cxx). kLocalPtAP is one core PtAP, so that the
+   fused triple product (src/triple_product.hpp) runs on each rank and neither A_own*X_rows nor a
+   copy of X's own rows is kept: A_sq is A_own placed in the rows of a square matrix over A's local
+   columns (X's own rows are X_rows' rows at A's owned column block, where A_sq's rows are A_own's;
+   its other rows are empty), so X_rows^T A_sq X_rows = X_own^T (A_own X_rows), with R's rows and
+   columns both X_rows' columns. R's rows that other ranks own (kLocalAtB, kLocalPtAP) reach them
+   through PETSc's COO assembly (mpiaij_result.cxx).
 
    MAT_REUSE_MATRIX: the pieces' values are refreshed, the core's numeric phases rerun (plans,
    clusters and orderings kept), and the saved positions put every value in place. As on SeqAIJ,
@@ -31,19 +36,25 @@ struct MatProductCluster_MPIAIJ {
   Mat                                       aux  = nullptr; /* X when it is not B: B^T, R^T (MatTranspose), or B*C */
   std::unique_ptr<MatProductCluster_MPIAIJ> inner;          /* ABC: the product that forms aux */
   MatClusterLocalRows                       a;              /* A's own rows */
-  MatClusterLocalRows                       x_own;          /* kLocalPtAP: X's own rows (the left factor of X^T (A X)) */
   MatClusterLocalRows                       right;          /* kLocalAB, kLocalPtAP: X_rows; kLocalAtB: B's own rows */
-  MatClusterPlan                            ab_plan, at_plan; /* A_own * X_rows; Y^T * Z (kLocalAtB: A_own^T B_own, kLocalPtAP: X_own^T (A X)) */
+  std::vector<PetscInt>                     a_sq_rowptr;    /* kLocalPtAP: A_sq's rows (A_own's, placed at A's owned column block) */
+  MatClusterPlan                            ab_plan, at_plan; /* kLocalAB: A_own * X_rows; kLocalAtB: A_own^T B_own; kLocalPtAP: X_rows^T A_sq X_rows */
   MatClusterCsr                             ab, at;
   MatClusterResultAssembly                  out;
   PetscLogDouble                            seconds_fetch = 0, seconds_local = 0, seconds_assembly = 0; /* symbolic phase, this rank */
 
-  bool                       has_ab() const { return info->mpi_formulation != kLocalAtB; }
+  bool                       has_ab() const { return info->mpi_formulation == kLocalAB; }
   bool                       has_at() const { return info->mpi_formulation != kLocalAB; }
+  bool                       fetches() const { return info->mpi_formulation != kLocalAtB; } /* right = X_rows (else B's own rows) */
   const MatClusterCsr       &result() const { return has_at() ? at : ab; }
-  const MatClusterLocalRows &result_rows() const { return info->mpi_formulation == kLocalAtB ? a : x_own; } /* whose columns R's rows are (kLocalAB: none) */
+  const MatClusterLocalRows &result_rows() const { return info->mpi_formulation == kLocalAtB ? a : right; } /* whose columns R's rows are (kLocalAB: none) */
   const char                *ab_label() const { return info->mpi_right == kRightProductBC ? "A_local * (BC)_rows" : "A_local * B_rows"; }
-  const char                *at_label() const { return info->mpi_formulation == kLocalAtB ? "A_local^T * B_local" : "P_local^T * (AP)_local"; }
+  const char                *at_label() const { return info->mpi_formulation == kLocalAtB ? "A_local^T * B_local" : "X_rows^T * A_local * X_rows"; }
+  /* kLocalPtAP's left operand: A's own rows in a square matrix over A's local columns */
+  MatClusterCsrView a_square() const
+  {
+    return MatClusterCsrView{a.csr.ncols, a.csr.ncols, a_sq_rowptr.data(), a.csr.colidx.data(), a.csr.values.data()};
+  }
 };
 
 PetscErrorCode MatClusterAllRanks_Private(MPI_Comm comm, PetscErrorCode ierr, const char what[])
@@ -72,7 +83,6 @@ static PetscErrorCode MatProductClusterMPIDestroy(MatProductCluster_MPIAIJ *d)
   if (d->inner) PetscCall(MatProductClusterMPIDestroy(d->inner.release()));
   PetscCall(MatDestroy(&d->aux));
   PetscCall(MatClusterLocalRowsDestroy_Private(&d->a));
-  PetscCall(MatClusterLocalRowsDestroy_Private(&d->x_own));
   PetscCall(MatClusterLocalRowsDestroy_Private(&d->right));
   PetscCall(MatDestroy(&d->out.remote));
   delete d;
@@ -171,9 +181,8 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
      before and after it is local, and an error there reaches every rank (MatClusterAllRanks_Private). */
   PetscCall(MatClusterAllRanks_Private(comm, MatClusterLocalRowsOwn_Private(A, opts.num_threads, &d->a), "symbolic phase"));
   PetscCall(MatClusterAllRanks_Private(comm, [&]() -> PetscErrorCode {
-    if (d->has_ab()) PetscCall(MatClusterLocalRowsFetch_Private(A, d->a, right, &d->right));
+    if (d->fetches()) PetscCall(MatClusterLocalRowsFetch_Private(A, d->a, right, &d->right));
     else PetscCall(MatClusterLocalRowsOwn_Private(B, opts.num_threads, &d->right));
-    if (form == kLocalPtAP) PetscCall(MatClusterLocalRowsOwn_Private(right, opts.num_threads, &d->x_own));
     PetscCall(PetscTime(&t1));
     PetscCall(PetscLogEventBegin(MAT_ClusterSym, A, B, 0, 0));
 
@@ -191,15 +200,26 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
         if (!fuse) d->ab.values.assign(d->ab.colidx.size(), 0);
       });
     }
-    if (d->has_at()) {
-      const bool           ptap = form == kLocalPtAP;
-      const MatClusterCsr &y = ptap ? d->x_own.csr : d->a.csr, &z = ptap ? d->ab : d->right.csr;
-      bs[0]                  = bsof(ptap ? right : A);
-      bs[1]                  = bsof(ptap ? right : B);
+    if (form == kLocalAtB) {
+      bs[0] = bsof(A);
+      bs[1] = bsof(B);
       PetscClusterCallCXX(comm, "symbolic phase", {
-        d->at_plan  = MatClusterPlan::symbolic(pcluster::ProductType::AtB, {y.view(), z.view()}, o, d->at.rowptr, d->at.colidx, fuse ? &d->at.values : nullptr, bs);
-        d->at.nrows = y.ncols;
-        d->at.ncols = z.ncols;
+        d->at_plan  = MatClusterPlan::symbolic(pcluster::ProductType::AtB, {d->a.csr.view(), d->right.csr.view()}, o, d->at.rowptr, d->at.colidx, fuse ? &d->at.values : nullptr, bs);
+        d->at.nrows = d->a.csr.ncols;
+        d->at.ncols = d->right.csr.ncols;
+        if (!fuse) d->at.values.assign(d->at.colidx.size(), 0);
+      });
+    }
+    if (form == kLocalPtAP) {
+      bs[0] = bsof(A);
+      bs[1] = bsof(right);
+      PetscClusterCallCXX(comm, "symbolic phase", {
+        const PetscInt n = d->a.csr.ncols, r0 = d->right.own_row0, nown = d->a.csr.nrows;
+        d->a_sq_rowptr.resize((size_t)n + 1);
+        for (PetscInt i = 0; i <= n; ++i) d->a_sq_rowptr[i] = d->a.csr.rowptr[std::clamp<PetscInt>(i - r0, 0, nown)];
+        d->at_plan  = MatClusterPlan::symbolic(pcluster::ProductType::PtAP, {d->a_square(), d->right.csr.view()}, o, d->at.rowptr, d->at.colidx, fuse ? &d->at.values : nullptr, bs);
+        d->at.nrows = d->right.csr.ncols;
+        d->at.ncols = d->right.csr.ncols;
         if (!fuse) d->at.values.assign(d->at.colidx.size(), 0);
       });
     }
@@ -248,13 +268,12 @@ static PetscErrorCode MatClusterMPIProductNumeric(MatProductCluster_MPIAIJ *d, c
   PetscFunctionBegin;
   PetscCall(MatClusterRightOperand(d, ops, NULL, false, false, &right));
   PetscCall(MatClusterLocalRowsRefresh_Private(A, &d->a));
-  PetscCall(MatClusterLocalRowsRefresh_Private(d->has_ab() ? right : B, &d->right));
-  if (ptap) PetscCall(MatClusterLocalRowsRefresh_Private(right, &d->x_own));
+  PetscCall(MatClusterLocalRowsRefresh_Private(d->fetches() ? right : B, &d->right));
   PetscCall(PetscLogEventBegin(MAT_ClusterNum, A, B, out, 0));
   const MatClusterCsr &R = d->result();
   MatClusterCallCXXAllRanks(comm, "numeric phase", {
     if (d->has_ab()) d->ab_plan.numeric({d->a.csr.view(), d->right.csr.view()}, d->ab.view(), d->ab.values.data());
-    if (d->has_at()) d->at_plan.numeric({ptap ? d->x_own.csr.view() : d->a.csr.view(), ptap ? d->ab.view() : d->right.csr.view()}, d->at.view(), d->at.values.data());
+    if (d->has_at()) d->at_plan.numeric({ptap ? d->a_square() : d->a.csr.view(), d->right.csr.view()}, d->at.view(), d->at.values.data());
     if (d->out.remote) MatClusterRemoteValues_Private(R, d->out.own_row0, out->rmap->n, d->out.remote_values);
   });
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)((d->has_ab() ? d->ab_plan.flops() : 0) + (d->has_at() ? d->at_plan.flops() : 0))));
