@@ -19,9 +19,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
-#include <cstdint>
 #include <type_traits>
-#include <sys/mman.h>
 #include <unistd.h>
 
 namespace pcluster::detail {
@@ -39,19 +37,6 @@ struct RawDeleter {
 };
 using RawStorage = std::unique_ptr<void, RawDeleter>;
 inline RawStorage make_raw_storage(std::size_t bytes) { return RawStorage(::operator new(bytes ? bytes : 1)); }
-
-// Returns the whole pages inside [begin, end) to the system (madvise MADV_DONTNEED): their contents
-// are dropped (they read as zeros if touched again) but the allocation stays valid and is freed as
-// usual. For staging that is copied out piece by piece, so that a buffer and its copy are never
-// both resident: freeing the buffer afterwards would not do, since the allocator keeps blocks below
-// its (growing) mmap threshold resident for reuse.
-inline void release_pages(const void *begin, const void *end)
-{
-  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) & ~(page - 1);
-  const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(end) & ~(page - 1);
-  if (e > b) (void)madvise(reinterpret_cast<void *>(b), e - b, MADV_DONTNEED); // advice: a failure only keeps the pages
-}
 
 // The machine's physical memory (0 where the system does not say).
 inline std::size_t physical_memory_bytes()

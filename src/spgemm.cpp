@@ -290,23 +290,11 @@ class SymbolicPass {
     c_colidx.clear();
     if (c_values) c_values->clear();
     if (rows_follow_) {
-      // Copied in pieces, each piece's pages of the staging returned to the system once copied: C and
-      // its staging are never both resident (peak of MatMatMult, 1 thread, elasticity A*P with 354k
-      // entries in C: 8.6 MB with the staging freed chunk by chunk, PETSc's sorted 4.4 MB).
-      constexpr Count kPiece = Count(1) << 16;
       c_colidx.reserve(static_cast<std::size_t>(nnz));
       if (c_values) c_values->reserve(static_cast<std::size_t>(nnz));
       for (int ch = 0; ch < nchunks; ++ch) {
-        const ChunkOutput<I, V> &o = out_[ch];
-        for (Count p = 0; p < o.size; p += kPiece) {
-          const Count q = std::min(o.size, p + kPiece);
-          c_colidx.insert(c_colidx.end(), o.cols + p, o.cols + q);
-          release_pages(o.cols + p, o.cols + q);
-          if (c_values) {
-            c_values->insert(c_values->end(), o.vals.get() + p, o.vals.get() + q);
-            release_pages(o.vals.get() + p, o.vals.get() + q);
-          }
-        }
+        c_colidx.insert(c_colidx.end(), out_[ch].cols, out_[ch].cols + out_[ch].size);
+        if (c_values) c_values->insert(c_values->end(), out_[ch].vals.get(), out_[ch].vals.get() + out_[ch].size);
         out_[ch].vals.reset();
       }
     } else {
