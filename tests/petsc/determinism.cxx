@@ -198,7 +198,7 @@ int main(int argc, char **argv)
           PetscCall(check(Cdev, "symbolic+numeric", t));
           PetscCall(MatProductNumeric(Cdev));
           PetscCall(check(Cdev, "numeric again", t));
-          /* The user API: fused symbolic, then MAT_REUSE_MATRIX with the same values (our numeric kernel) */
+          /* The user API (MPIAIJ: fused symbolic), then MAT_REUSE_MATRIX with the same values (our numeric kernel) */
           PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, threads[t]));
           PetscCall(PetscOptionsSetValue(NULL, "-mat_cluster_threads", val));
           PetscCall(PetscOptionsSetValue(NULL, ViaOption(ti->type), alg.c_str()));

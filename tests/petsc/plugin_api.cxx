@@ -611,7 +611,7 @@ PetscErrorCode CheckProductType(MatProductType type, const char *alg, PetscInt n
 // memcmp) for every product type and algorithm, and reordered by a seeded random ordering for two of
 // them (tests/unit/test_determinism.cpp covers every combination in the core): through
 // MatProductSymbolic + MatProductNumeric, a second MatProductNumeric, and the user API (MatMatMult()
-// & co., whose symbolic phase forms the values) followed by MAT_REUSE_MATRIX with the same values.
+// & co., whose symbolic phase forms the values on MPIAIJ) followed by MAT_REUSE_MATRIX with the same values.
 // The operands are large enough for the core's parallel regions to run in parallel.
 PetscErrorCode TestThreads(void)
 {
