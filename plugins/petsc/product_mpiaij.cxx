@@ -22,7 +22,8 @@
 
    MAT_REUSE_MATRIX: the pieces' values are refreshed, the core's numeric phases rerun (plans,
    clusters and orderings kept), and the saved positions put every value in place. As on SeqAIJ,
-   MatMatMult() & co. form the values in the symbolic phase (fused), and every operand is stamped
+   MatMatMult() & co. form the values in the symbolic phase (the core's symbolic phase for the
+   pattern, then its numeric phase: see product_seqaij.cxx for why not one pass), and every operand is stamped
    (operands.cxx), so that a numeric phase on a changed pattern is an error on every rank.
 */
 #include "mpiaij.h"
@@ -194,20 +195,22 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
       bs[0] = bsof(A);
       bs[1] = bsof(right);
       PetscClusterCallCXX(comm, "symbolic phase", {
-        d->ab_plan  = MatClusterPlan::symbolic(pcluster::ProductType::AB, {d->a.csr.view(), d->right.csr.view()}, o, d->ab.rowptr, d->ab.colidx, fuse ? &d->ab.values : nullptr, bs);
+        d->ab_plan  = MatClusterPlan::symbolic(pcluster::ProductType::AB, {d->a.csr.view(), d->right.csr.view()}, o, d->ab.rowptr, d->ab.colidx, nullptr, bs);
         d->ab.nrows = d->a.csr.nrows;
         d->ab.ncols = d->right.csr.ncols;
-        if (!fuse) d->ab.values.assign(d->ab.colidx.size(), 0);
+        d->ab.values.assign(d->ab.colidx.size(), 0);
+        if (fuse) d->ab_plan.numeric({d->a.csr.view(), d->right.csr.view()}, d->ab.view(), d->ab.values.data());
       });
     }
     if (form == kLocalAtB) {
       bs[0] = bsof(A);
       bs[1] = bsof(B);
       PetscClusterCallCXX(comm, "symbolic phase", {
-        d->at_plan  = MatClusterPlan::symbolic(pcluster::ProductType::AtB, {d->a.csr.view(), d->right.csr.view()}, o, d->at.rowptr, d->at.colidx, fuse ? &d->at.values : nullptr, bs);
+        d->at_plan  = MatClusterPlan::symbolic(pcluster::ProductType::AtB, {d->a.csr.view(), d->right.csr.view()}, o, d->at.rowptr, d->at.colidx, nullptr, bs);
         d->at.nrows = d->a.csr.ncols;
         d->at.ncols = d->right.csr.ncols;
-        if (!fuse) d->at.values.assign(d->at.colidx.size(), 0);
+        d->at.values.assign(d->at.colidx.size(), 0);
+        if (fuse) d->at_plan.numeric({d->a.csr.view(), d->right.csr.view()}, d->at.view(), d->at.values.data());
       });
     }
     if (form == kLocalPtAP) {
@@ -217,10 +220,11 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
         const PetscInt n = d->a.csr.ncols, r0 = d->right.own_row0, nown = d->a.csr.nrows;
         d->a_sq_rowptr.resize((size_t)n + 1);
         for (PetscInt i = 0; i <= n; ++i) d->a_sq_rowptr[i] = d->a.csr.rowptr[std::clamp<PetscInt>(i - r0, 0, nown)];
-        d->at_plan  = MatClusterPlan::symbolic(pcluster::ProductType::PtAP, {d->a_square(), d->right.csr.view()}, o, d->at.rowptr, d->at.colidx, fuse ? &d->at.values : nullptr, bs);
+        d->at_plan  = MatClusterPlan::symbolic(pcluster::ProductType::PtAP, {d->a_square(), d->right.csr.view()}, o, d->at.rowptr, d->at.colidx, nullptr, bs);
         d->at.nrows = d->right.csr.ncols;
         d->at.ncols = d->right.csr.ncols;
-        if (!fuse) d->at.values.assign(d->at.colidx.size(), 0);
+        d->at.values.assign(d->at.colidx.size(), 0);
+        if (fuse) d->at_plan.numeric({d->a_square(), d->right.csr.view()}, d->at.view(), d->at.values.data());
       });
     }
     return 0;
