@@ -116,9 +116,10 @@ pcluster_petsc_run(NAME observe.log_view EXE stock_ex93
 # MAT_REUSE_MATRIX runs the numeric phase only: ex93 does two products, each initial + reuse,
 # so clustering and symbolic run twice and numeric four times.
 # ex93 runs MatMatMult twice with MAT_INITIAL_MATRIX then MAT_REUSE_MATRIX each time. MatMatMult's
-# symbolic phase also forms the values (fused), so our numeric kernel runs for the reuses only.
+# symbolic phase also forms the values (our symbolic kernel, then our numeric kernel inside it), and
+# the reuses run the numeric kernel alone: 2 symbolic, 2 + 2 numeric, and no clustering on reuse.
 pcluster_petsc_run(NAME observe.reuse_is_numeric_only EXE stock_ex93
-  REQUIRE_REGEX "MatClusterCluster +2 [^\n]*\nMatClusterSym +2 [^\n]*\nMatClusterNum +2 "
+  REQUIRE_REGEX "MatClusterCluster +2 [^\n]*\nMatClusterSym +2 [^\n]*\nMatClusterNum +4 "
   ARGS ${_load} -matmatmult_via cluster_variable -log_view)
 pcluster_petsc_run(NAME observe.help EXE stock_ex93
   REQUIRE_REGEX "-mat_cluster_size[^\n]*\n[^\n]*-mat_cluster_jaccard_threshold[^\n]*\n[^\n]*-mat_cluster_topk[^\n]*\n[^\n]*-mat_cluster_accumulator[^\n]*auto, hash, dense"
