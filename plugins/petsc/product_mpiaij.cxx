@@ -51,10 +51,13 @@ struct MatProductCluster_MPIAIJ {
   const MatClusterLocalRows &result_rows() const { return info->mpi_formulation == kLocalAtB ? a : right; } /* whose columns R's rows are (kLocalAB: none) */
   const char                *ab_label() const { return info->mpi_right == kRightProductBC ? "A_local * (BC)_rows" : "A_local * B_rows"; }
   const char                *at_label() const { return info->mpi_formulation == kLocalAtB ? "A_local^T * B_local" : "X_rows^T * A_local * X_rows"; }
-  /* kLocalPtAP's left operand: A's own rows in a square matrix over A's local columns */
-  MatClusterCsrView a_square() const
+  /* The operands of the local products, as symbolic and numeric phases pass them to the core */
+  std::vector<MatClusterCsrView> ab_operands() const { return {a.csr.view(), right.csr.view()}; }
+  std::vector<MatClusterCsrView> at_operands() const
   {
-    return MatClusterCsrView{a.csr.ncols, a.csr.ncols, a_sq_rowptr.data(), a.csr.colidx.data(), a.csr.values.data()};
+    if (info->mpi_formulation != kLocalPtAP) return {a.csr.view(), right.csr.view()};
+    /* A's own rows in a square matrix over A's local columns */
+    return {MatClusterCsrView{a.csr.ncols, a.csr.ncols, a_sq_rowptr.data(), a.csr.colidx.data(), a.csr.values.data()}, right.csr.view()};
   }
 };
 
@@ -191,40 +194,24 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
     pcluster::SpgemmOptions o = opts;
     o.check_operands          = false;
     o.include_diagonal        = false; /* C's global diagonal: added by the assembly */
-    if (d->has_ab()) {
-      bs[0] = bsof(A);
-      bs[1] = bsof(right);
-      PetscClusterCallCXX(comm, "symbolic phase", {
-        d->ab_plan  = MatClusterPlan::symbolic(pcluster::ProductType::AB, {d->a.csr.view(), d->right.csr.view()}, o, d->ab.rowptr, d->ab.colidx, nullptr, bs);
-        d->ab.nrows = d->a.csr.nrows;
-        d->ab.ncols = d->right.csr.ncols;
-        d->ab.values.assign(d->ab.colidx.size(), 0);
-        if (fuse) d->ab_plan.numeric({d->a.csr.view(), d->right.csr.view()}, d->ab.view(), d->ab.values.data());
-      });
-    }
-    if (form == kLocalAtB) {
-      bs[0] = bsof(A);
-      bs[1] = bsof(B);
-      PetscClusterCallCXX(comm, "symbolic phase", {
-        d->at_plan  = MatClusterPlan::symbolic(pcluster::ProductType::AtB, {d->a.csr.view(), d->right.csr.view()}, o, d->at.rowptr, d->at.colidx, nullptr, bs);
-        d->at.nrows = d->a.csr.ncols;
-        d->at.ncols = d->right.csr.ncols;
-        d->at.values.assign(d->at.colidx.size(), 0);
-        if (fuse) d->at_plan.numeric({d->a.csr.view(), d->right.csr.view()}, d->at.view(), d->at.values.data());
-      });
-    }
+    /* One local product: its pattern, then (fused) its values by the numeric phase, or zeros */
+    const auto local = [&](pcluster::ProductType type, const std::vector<MatClusterCsrView> &operands, MatClusterPlan &plan, MatClusterCsr &R, PetscInt nrows, PetscInt ncols) {
+      plan    = MatClusterPlan::symbolic(type, operands, o, R.rowptr, R.colidx, nullptr, bs);
+      R.nrows = nrows;
+      R.ncols = ncols;
+      R.values.assign(R.colidx.size(), 0);
+      if (fuse) plan.numeric(operands, R.view(), R.values.data());
+    };
+    bs[0] = bsof(A);
+    bs[1] = bsof(form == kLocalAtB ? B : right);
+    if (form == kLocalAB) PetscClusterCallCXX(comm, "symbolic phase", local(pcluster::ProductType::AB, d->ab_operands(), d->ab_plan, d->ab, d->a.csr.nrows, d->right.csr.ncols));
+    if (form == kLocalAtB) PetscClusterCallCXX(comm, "symbolic phase", local(pcluster::ProductType::AtB, d->at_operands(), d->at_plan, d->at, d->a.csr.ncols, d->right.csr.ncols));
     if (form == kLocalPtAP) {
-      bs[0] = bsof(A);
-      bs[1] = bsof(right);
       PetscClusterCallCXX(comm, "symbolic phase", {
         const PetscInt n = d->a.csr.ncols, r0 = d->right.own_row0, nown = d->a.csr.nrows;
         d->a_sq_rowptr.resize((size_t)n + 1);
         for (PetscInt i = 0; i <= n; ++i) d->a_sq_rowptr[i] = d->a.csr.rowptr[std::clamp<PetscInt>(i - r0, 0, nown)];
-        d->at_plan  = MatClusterPlan::symbolic(pcluster::ProductType::PtAP, {d->a_square(), d->right.csr.view()}, o, d->at.rowptr, d->at.colidx, nullptr, bs);
-        d->at.nrows = d->right.csr.ncols;
-        d->at.ncols = d->right.csr.ncols;
-        d->at.values.assign(d->at.colidx.size(), 0);
-        if (fuse) d->at_plan.numeric({d->a_square(), d->right.csr.view()}, d->at.view(), d->at.values.data());
+        local(pcluster::ProductType::PtAP, d->at_operands(), d->at_plan, d->at, d->right.csr.ncols, d->right.csr.ncols);
       });
     }
     return 0;
@@ -267,7 +254,6 @@ static PetscErrorCode MatClusterMPIProductNumeric(MatProductCluster_MPIAIJ *d, c
 {
   Mat      A = ops[0], B = ops[1], right = NULL;
   MPI_Comm comm = PetscObjectComm((PetscObject)A);
-  const bool ptap = d->info->mpi_formulation == kLocalPtAP;
 
   PetscFunctionBegin;
   PetscCall(MatClusterRightOperand(d, ops, NULL, false, false, &right));
@@ -276,8 +262,8 @@ static PetscErrorCode MatClusterMPIProductNumeric(MatProductCluster_MPIAIJ *d, c
   PetscCall(PetscLogEventBegin(MAT_ClusterNum, A, B, out, 0));
   const MatClusterCsr &R = d->result();
   MatClusterCallCXXAllRanks(comm, "numeric phase", {
-    if (d->has_ab()) d->ab_plan.numeric({d->a.csr.view(), d->right.csr.view()}, d->ab.view(), d->ab.values.data());
-    if (d->has_at()) d->at_plan.numeric({ptap ? d->a_square() : d->a.csr.view(), d->right.csr.view()}, d->at.view(), d->at.values.data());
+    if (d->has_ab()) d->ab_plan.numeric(d->ab_operands(), d->ab.view(), d->ab.values.data());
+    if (d->has_at()) d->at_plan.numeric(d->at_operands(), d->at.view(), d->at.values.data());
     if (d->out.remote) MatClusterRemoteValues_Private(R, d->out.own_row0, out->rmap->n, d->out.remote_values);
   });
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)((d->has_ab() ? d->ab_plan.flops() : 0) + (d->has_at() ? d->at_plan.flops() : 0))));

@@ -120,6 +120,17 @@ static PetscErrorCode MatProductView_Cluster_SeqAIJ(Mat C, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
+/* The core's numeric phase into values (C's pattern: Cv), logged as MatClusterNum with its flops */
+static PetscErrorCode MatClusterRunNumeric(Mat C, MatClusterPlan &plan, const MatClusterOperands &ops, const std::vector<MatClusterCsrView> &views, const MatClusterCsrView &Cv, PetscScalar *values)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MAT_ClusterNum, ops.mats[0], ops.mats[1], C, 0));
+  PetscClusterCallCXX(PetscObjectComm((PetscObject)C), "numeric phase", plan.numeric(views, Cv, values));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)plan.flops()));
+  PetscCall(PetscLogEventEnd(MAT_ClusterNum, ops.mats[0], ops.mats[1], C, 0));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatProductNumeric_SeqAIJ_Cluster(Mat C)
 {
   Mat_Product                   *product = C->product;
@@ -142,10 +153,7 @@ static PetscErrorCode MatProductNumeric_SeqAIJ_Cluster(Mat C)
   Cv.values = NULL;
 
   PetscCall(MatSeqAIJGetArrayWrite(C, &ca));
-  PetscCall(PetscLogEventBegin(MAT_ClusterNum, ops.mats[0], ops.mats[1], C, 0));
-  PetscClusterCallCXX(comm, "numeric phase", data->plan.numeric(views, Cv, ca));
-  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.flops()));
-  PetscCall(PetscLogEventEnd(MAT_ClusterNum, ops.mats[0], ops.mats[1], C, 0));
+  PetscCall(MatClusterRunNumeric(C, data->plan, ops, views, Cv, ca));
   PetscCall(MatSeqAIJRestoreArrayWrite(C, &ca));
   if (!data->numeric_ran) { /* the first numeric phase that ran: its workspace too */
     char what[128];
@@ -231,11 +239,7 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
     if (storage->j.empty()) storage->j.push_back(0); /* non-NULL array for an empty C */
   });
   if (fuse) {
-    const MatClusterCsrView pattern{dims[0], dims[1], storage->i.data(), storage->j.data(), nullptr};
-    PetscCall(PetscLogEventBegin(MAT_ClusterNum, ops.mats[0], ops.mats[1], C, 0));
-    PetscClusterCallCXX(comm, "numeric phase", data->plan.numeric(views, pattern, storage->a));
-    PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.flops()));
-    PetscCall(PetscLogEventEnd(MAT_ClusterNum, ops.mats[0], ops.mats[1], C, 0));
+    PetscCall(MatClusterRunNumeric(C, data->plan, ops, views, MatClusterCsrView{dims[0], dims[1], storage->i.data(), storage->j.data(), nullptr}, storage->a));
     data->numeric_ran = true;
   }
   data->base.values_from_symbolic = fuse;
