@@ -607,6 +607,8 @@ PetscErrorCode WriteJSON(const char *file, const std::vector<Problem> &problems,
         const Figures &f = figs[ip][ipc][ic];
         std::string    lr, ln;
         if (f.setup == PETSC_MAX_REAL) continue; /* not run (see main) */
+        char peak[32] = "null";
+        if (std::isfinite(f.peak_mb)) PetscCall(PetscSNPrintf(peak, sizeof peak, "%.3f", f.peak_mb));
         for (size_t l = 0; l < f.level_rows.size(); ++l) {
           lr += (l ? ", " : "") + std::to_string(f.level_rows[l]);
           ln += (l ? ", " : "") + std::to_string(static_cast<long long>(f.level_nnz[l]));
@@ -614,13 +616,14 @@ PetscErrorCode WriteJSON(const char *file, const std::vector<Problem> &problems,
         PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp,
                                "%s\n    {\"problem\": \"%s\", \"n\": %" PetscInt_FMT ", \"rows\": %" PetscInt_FMT ", \"nnz\": %.0f, \"pc\": \"%s\", \"products\": \"%s\",\n"
                                "     \"matptap_via\": \"%s\", \"matmatmult_via\": \"%s\",\n"
+                               "     \"threads\": %d, \"peak_mb\": %s,\n"
                                "     \"pcsetup_s\": %.6e, \"ptap_s\": %.6e, \"ab_s\": %.6e, \"solve_s\": %.6e, \"ptap_calls\": %d, \"ab_calls\": %d,\n"
                                "     \"resetup_s\": %.6e, \"resetup_products_s\": %.6e, \"resetup_ptap_calls\": %d,\n"
                                "     \"iterations\": %" PetscInt_FMT ", \"residual\": %.6e, \"resetup_iterations\": %" PetscInt_FMT ", \"resetup_residual\": %.6e,\n"
                                "     \"converged\": %s, \"operator_complexity\": %.6f, \"level_rows\": [%s], \"level_nnz\": [%s], \"match\": \"%s\", \"differences\": \"%s\"}",
                                first ? "" : ",", problems[ip].name.c_str(), problems[ip].n, rows, info.nz_used, pcs[ipc].c_str(), configs[ic].name.c_str(),
                                configs[ic].ptap.empty() ? "default" : configs[ic].ptap.c_str(), configs[ic].others.empty() ? "default" : configs[ic].others.c_str(),
-                               f.setup, f.ptap, f.ab, f.solve, f.nptap, f.nab, s.resetup ? f.resetup : 0.0, s.resetup ? f.resetup_prod : 0.0, f.nptap_re, f.its,
+                               configs[ic].threads, peak, f.setup, f.ptap, f.ab, f.solve, f.nptap, f.nab, s.resetup ? f.resetup : 0.0, s.resetup ? f.resetup_prod : 0.0, f.nptap_re, f.its,
                                (double)f.res, f.its_re, (double)f.res_re, f.converged ? "true" : "false", (double)f.opcx, lr.c_str(), ln.c_str(), f.match.c_str(), f.why.c_str()));
         first = false;
       }
