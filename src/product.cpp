@@ -61,21 +61,36 @@ std::vector<StepSpec> chain_of(ProductType t, bool fused)
   throw std::invalid_argument("unknown product type");
 }
 
-// The fused triple product forms A*P's rows row-wise in A's own numbering (triple_product.hpp): it
-// serves the row-wise kernel and the cluster kernel's automatic choice; clusters asked for by name,
-// and reorderings, take the stored chain.
-bool runs_fused(ProductType t, const SpgemmOptions &o)
-{
-  const bool rowwise_ok = o.kernel == Kernel::Rowwise || o.scheme == ClusterScheme::Auto;
-  return (t == ProductType::PtAP || t == ProductType::RARt) && o.triple == TripleForm::Fused && rowwise_ok && o.reorder == OrderingType::Natural;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0)
 {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Columns in range and unique within each row: what the fused triple product relies on in a
+// pieced operand (validate() checks a CsrView's sortedness too).
+template <class I, class V>
+void validate_pieced(const PiecedView<I, V> &M, const char *name)
+{
+  std::vector<I> seen(static_cast<std::size_t>(M.ncols), I(-1));
+  for (I i = 0; i < M.nrows; ++i)
+    M.for_each(i, [&](I c, V) {
+      if (c < 0 || c >= M.ncols || seen[c] == i)
+        throw std::invalid_argument(std::string(name) + ": row " + std::to_string(i) + " has column " + std::to_string(c) +
+                                    (c < 0 || c >= M.ncols ? " out of range [0, " + std::to_string(M.ncols) + ")" : " twice"));
+      seen[c] = i;
+    });
+}
+
 } // namespace
+
+// The fused triple product forms A*P's rows row-wise in A's own numbering (triple_product.hpp): it
+// serves the row-wise kernel and the cluster kernel's automatic choice; clusters asked for by name,
+// and reorderings, take the stored chain.
+bool fused_triple(ProductType t, const SpgemmOptions &o)
+{
+  const bool rowwise_ok = o.kernel == Kernel::Rowwise || o.scheme == ClusterScheme::Auto;
+  return (t == ProductType::PtAP || t == ProductType::RARt) && o.triple == TripleForm::Fused && rowwise_ok && o.reorder == OrderingType::Natural;
+}
 
 template <class I, class V>
 std::array<I, 2> product_dimensions(ProductType type, const std::vector<CsrView<I, V>> &ops)
@@ -143,6 +158,38 @@ struct ProductPlan<I, V>::Impl {
   {
     return {ops[0], view(ops, spec.right), spec.left >= 0 ? view(ops, spec.left) : CsrView<I, V>{}};
   }
+  template <class M>
+  void triple_symbolic(Step &step, const detail::TripleOperands<I, V, M> &t, std::vector<I> &c_rowptr, std::vector<I> &c_colidx)
+  {
+    const auto t1 = std::chrono::steady_clock::now();
+    step.triple = detail::FusedTripleProduct<I, V>::symbolic(t, c_rowptr, c_colidx);
+    const I m = static_cast<I>(c_rowptr.size() - 1);
+    if (options.include_diagonal) insert_missing_diagonal(m, c_rowptr, c_colidx, static_cast<std::vector<V> *>(nullptr));
+#ifdef PCLUSTER_FAULT_INJECTION
+    if (const detail::Fault f = detail::fault_from_environment(); f != detail::Fault::None) faulty.make(f, m, c_rowptr, c_colidx, nullptr);
+#endif
+    nnz_result = static_cast<Count>(c_colidx.size());
+    SpgemmStats &st = step.triple_stats;
+    st.flops = step.triple.flops();
+    st.nnz_c = nnz_result;
+    st.workspace_thread_bytes = step.triple.workspace_thread_bytes();
+    st.seconds_symbolic = seconds_since(t1);
+    flops += st.flops;
+  }
+  template <class M>
+  void triple_numeric(Step &step, const detail::TripleOperands<I, V, M> &t, const CsrView<I, V> &C, V *c_values)
+  {
+#ifdef PCLUSTER_FAULT_INJECTION
+    if (faulty.fault() != detail::Fault::None) { // the true product, then the faulty one from it
+      CsrMatrix<I, V> &T = faulty.truth();
+      T.values.resize(T.colidx.size());
+      step.triple.numeric(t, T.view(), T.values.data());
+      faulty.numeric_done(c_values);
+      return;
+    }
+#endif
+    step.triple.numeric(t, C, c_values);
+  }
 };
 
 template <class I, class V>
@@ -167,7 +214,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
     for (std::size_t k = 0; k < ops.size(); ++k)
       if (std::none_of(ops.begin(), ops.begin() + k, [&](const CsrView<I, V> &earlier) { return earlier.same_pattern_as(ops[k]); }))
         validate(ops[k], operand_name(type, static_cast<int>(k)));
-  for (const StepSpec &spec : chain_of(type, runs_fused(type, options))) {
+  for (const StepSpec &spec : chain_of(type, fused_triple(type, options))) {
     typename Impl::Step step{spec, {}, {}, {}};
     const CsrView<I, V> L = spec.left >= 0 ? im.view(ops, spec.left) : CsrView<I, V>{};
     switch (spec.kind) {
@@ -176,23 +223,10 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
       im.temps[t] = transpose(L, &im.temp_source[t]);
       bs[spec.out] = {bs[spec.left].cols, bs[spec.left].rows};
     } break;
-    case StepKind::Triple: { // always the result
-      const auto t1 = std::chrono::steady_clock::now();
-      step.triple = detail::FusedTripleProduct<I, V>::symbolic(im.triple_operands(ops, spec), c_rowptr, c_colidx);
-      const I m = static_cast<I>(c_rowptr.size() - 1);
-      if (options.include_diagonal) insert_missing_diagonal(m, c_rowptr, c_colidx, static_cast<std::vector<V> *>(nullptr));
-#ifdef PCLUSTER_FAULT_INJECTION
-      if (const detail::Fault f = detail::fault_from_environment(); f != detail::Fault::None) im.faulty.make(f, m, c_rowptr, c_colidx, nullptr);
-#endif
-      im.nnz_result = static_cast<Count>(c_colidx.size());
-      SpgemmStats &st = step.triple_stats;
-      st.flops = step.triple.flops();
-      st.nnz_c = im.nnz_result;
-      st.workspace_thread_bytes = step.triple.workspace_thread_bytes();
-      st.seconds_symbolic = seconds_since(t1);
-      im.flops += st.flops;
+    case StepKind::Triple: // always the result
+      im.triple_symbolic(step, im.triple_operands(ops, spec), c_rowptr, c_colidx);
       bs[spec.out] = {bs[spec.right].cols, bs[spec.right].cols};
-    } break;
+      break;
     case StepKind::Multiply: {
       const CsrView<I, V> R = im.view(ops, spec.right);
       SpgemmOptions o = options;
@@ -219,7 +253,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
     }
     im.steps.push_back(std::move(step));
   }
-  if (c_values && runs_fused(type, options)) { // the fused form makes values in a numeric phase of its own
+  if (c_values && fused_triple(type, options)) { // the fused form makes values in a numeric phase of its own
     c_values->resize(c_colidx.size());
     const CsrView<I, V> C{static_cast<I>(c_rowptr.size() - 1), product_dimensions(type, ops)[1], c_rowptr.data(), c_colidx.data(), nullptr};
     plan.numeric(ops, C, c_values->data());
@@ -253,18 +287,7 @@ void ProductPlan<I, V>::numeric(const std::vector<CsrView<I, V>> &ops, const Csr
         for (Count q = 0; q < nnz; ++q) dst[q] = L.values[src[q]];
       } else std::fill(T.values.begin(), T.values.end(), V(1));
     } break;
-    case StepKind::Triple: {
-#ifdef PCLUSTER_FAULT_INJECTION
-      if (im.faulty.fault() != detail::Fault::None) { // the true product, then the faulty one from it
-        CsrMatrix<I, V> &T = im.faulty.truth();
-        T.values.resize(T.colidx.size());
-        step.triple.numeric(im.triple_operands(ops, spec), T.view(), T.values.data());
-        im.faulty.numeric_done(c_values);
-        break;
-      }
-#endif
-      step.triple.numeric(im.triple_operands(ops, spec), C, c_values);
-    } break;
+    case StepKind::Triple: im.triple_numeric(step, im.triple_operands(ops, spec), C, c_values); break;
     case StepKind::Multiply: {
       const CsrView<I, V> R = im.view(ops, spec.right);
 #ifdef PCLUSTER_FAULT_INJECTION
@@ -285,6 +308,51 @@ void ProductPlan<I, V>::numeric(const std::vector<CsrView<I, V>> &ops, const Csr
     } break;
     }
   }
+}
+
+template <class I, class V>
+ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vector<PiecedView<I, V>> &ops, const SpgemmOptions &options,
+                                              std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values)
+{
+  const auto t0 = std::chrono::steady_clock::now();
+  if (type != ProductType::PtAP || !fused_triple(type, options))
+    throw std::invalid_argument(std::string(to_string(type)) + " on pieced operands: only the fused PtAP takes them (fused_triple())");
+  if (ops.size() != 2) throw std::invalid_argument("PtAP: expected 2 operands, got " + std::to_string(ops.size()));
+  const PiecedView<I, V> &A = ops[0], &P = ops[1];
+  if (A.nrows != A.ncols || A.ncols != P.nrows)
+    throw std::invalid_argument("PtAP: dimension mismatch (A must be square with as many rows as P); A is " + std::to_string(A.nrows) + " x " +
+                                std::to_string(A.ncols) + ", P is " + std::to_string(P.nrows) + " x " + std::to_string(P.ncols));
+  validate(options);
+  ProductPlan plan;
+  Impl &im = *plan.impl_;
+  im.type = type;
+  im.options = options;
+  const detail::ScopedMaxThreads team(options.num_threads);
+  if (options.check_operands) {
+    validate_pieced(A, "A");
+    validate_pieced(P, "P");
+  }
+  typename Impl::Step step{chain_of(type, true).front(), {}, {}, {}};
+  im.triple_symbolic(step, detail::TripleOperands<I, V, PiecedView<I, V>>{A, P, {}}, c_rowptr, c_colidx);
+  im.steps.push_back(std::move(step));
+  if (c_values) {
+    c_values->resize(c_colidx.size());
+    plan.numeric(ops, CsrView<I, V>{P.ncols, P.ncols, c_rowptr.data(), c_colidx.data(), nullptr}, c_values->data());
+  }
+  im.seconds_symbolic = seconds_since(t0);
+  return plan;
+}
+
+template <class I, class V>
+void ProductPlan<I, V>::numeric(const std::vector<PiecedView<I, V>> &ops, const CsrView<I, V> &C, V *c_values)
+{
+  Impl &im = *impl_;
+  if (im.steps.size() != 1 || im.steps.front().spec.kind != StepKind::Triple || ops.size() != 2)
+    throw std::invalid_argument("numeric on pieced operands: the plan was not made from pieced operands");
+  if (C.nrows != ops[1].ncols || C.ncols != ops[1].ncols || C.nnz() != im.nnz_result)
+    throw std::invalid_argument("PtAP numeric: the result's pattern is not the one the symbolic phase produced");
+  const detail::ScopedMaxThreads team(im.options.num_threads);
+  im.triple_numeric(im.steps.front(), detail::TripleOperands<I, V, PiecedView<I, V>>{ops[0], ops[1], {}}, C, c_values);
 }
 
 template <class I, class V>

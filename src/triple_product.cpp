@@ -45,39 +45,75 @@ class Stamps {
   std::uint32_t now_ = 0;
 };
 
+// The rows of both kinds of operand alike: f(column, value) for each entry of row i, in order.
+template <class I, class V, class F>
+inline void for_each_entry(const CsrView<I, V> &M, I i, F &&f)
+{
+  const I *const col = M.colidx;
+  const V *const val = M.values;
+  for (I t = M.rowptr[i]; t < M.rowptr[i + 1]; ++t) f(col[t], val ? val[t] : V(1));
+}
+template <class I, class V, class F>
+inline void for_each_entry(const PiecedView<I, V> &M, I i, F &&f)
+{
+  M.for_each(i, f);
+}
+template <class I, class V>
+bool has_values(const CsrView<I, V> &M) { return M.values != nullptr; }
+template <class I, class V>
+bool has_values(const PiecedView<I, V> &M) { return M.has_values(); }
+
+// P^T's pattern, rows sorted (a row k of P adds k to the rows of its columns, k increasing).
+template <class I, class V>
+CsrMatrix<I, V> pattern_transpose(const CsrView<I, V> &P)
+{
+  return transpose(CsrView<I, V>{P.nrows, P.ncols, P.rowptr, P.colidx, nullptr});
+}
+template <class I, class V>
+CsrMatrix<I, V> pattern_transpose(const PiecedView<I, V> &P)
+{
+  CsrMatrix<I, V> T;
+  T.nrows = P.ncols;
+  T.ncols = P.nrows;
+  T.rowptr.assign(static_cast<std::size_t>(P.ncols) + 1, I(0));
+  for (I k = 0; k < P.nrows; ++k) for_each_entry(P, k, [&](I c, V) { ++T.rowptr[static_cast<std::size_t>(c) + 1]; });
+  for (I c = 0; c < P.ncols; ++c) T.rowptr[static_cast<std::size_t>(c) + 1] += T.rowptr[c];
+  T.colidx.resize(static_cast<std::size_t>(T.rowptr[P.ncols]));
+  std::vector<I> next(T.rowptr.begin(), T.rowptr.end() - 1);
+  for (I k = 0; k < P.nrows; ++k) for_each_entry(P, k, [&](I c, V) { T.colidx[static_cast<std::size_t>(next[c]++)] = k; });
+  return T;
+}
+
 // Writes to out the columns of (A*P)(k,:), each once, in the order first reached (room: the row's
 // multiply-adds), and returns how many; they stay marked in `marks` (stamp == marks.current()).
-template <class I, class V>
-I ap_row_pattern(const TripleOperands<I, V> &ops, I k, Stamps &marks, I *out)
+template <class I, class V, class M>
+I ap_row_pattern(const TripleOperands<I, V, M> &ops, I k, Stamps &marks, I *out)
 {
-  const I *const aptr = ops.A.rowptr, *const acol = ops.A.colidx, *const pptr = ops.P.rowptr, *const pcol = ops.P.colidx;
   std::uint32_t *const __restrict stamp = marks.data();
   const std::uint32_t now = marks.next();
   I len = 0;
-  for (I t = aptr[k]; t < aptr[k + 1]; ++t) {
-    const I j = acol[t];
-    for (I r = pptr[j]; r < pptr[j + 1]; ++r) {
-      const I c = pcol[r];
+  for_each_entry(ops.A, k, [&](I j, V) {
+    for_each_entry(ops.P, j, [&](I c, V) {
       const bool fresh = stamp[c] != now;
       stamp[c] = now;
       out[len] = c;
       len += fresh;
-    }
-  }
+    });
+  });
   return len;
 }
 
 // The multiply-adds of (A*P)(k,:): a bound on its length.
-template <class I, class V>
-Count ap_row_flops(const TripleOperands<I, V> &ops, I k)
+template <class I, class V, class M>
+Count ap_row_flops(const TripleOperands<I, V, M> &ops, I k)
 {
   Count f = 0;
-  for (I t = ops.A.rowptr[k]; t < ops.A.rowptr[k + 1]; ++t) f += ops.P.rowptr[ops.A.colidx[t] + 1] - ops.P.rowptr[ops.A.colidx[t]];
+  for_each_entry(ops.A, k, [&](I j, V) { f += ops.P.row_length(j); });
   return f;
 }
 
-template <class I, class V>
-int team_size(const TripleOperands<I, V> &ops, I m)
+template <class I, class V, class M>
+int team_size(const TripleOperands<I, V, M> &ops, I m)
 {
   const Count per_row = ops.A.nrows > 0 ? ops.A.nnz() / ops.A.nrows + 1 : 1; // entries of A per row of A*P
   return static_cast<int>(std::min<Count>(threads_for(ops.P.nnz() * per_row), std::max<I>(m, 1)));
@@ -123,13 +159,13 @@ class Staging {
 
 // Throws IndexOverflow when a lower bound of nnz(C) exceeds the index type, at the cost of
 // O(nnz(A) + nnz(P)): a row of C holds at least the longest row of P that its rows of A reach.
-template <class I, class V>
-void check_fits(const TripleOperands<I, V> &ops)
+template <class I, class V, class M>
+void check_fits(const TripleOperands<I, V, M> &ops)
 {
-  const CsrView<I, V> &A = ops.A, &P = ops.P, &Pt = ops.Pt;
+  const M &A = ops.A, &P = ops.P;
+  const CsrView<I, V> &Pt = ops.Pt;
   std::vector<I> longest(static_cast<std::size_t>(A.nrows), 0); // per row k of A: the longest P(j,:) it reaches
-  for (I k = 0; k < A.nrows; ++k)
-    for (I t = A.rowptr[k]; t < A.rowptr[k + 1]; ++t) longest[k] = std::max(longest[k], P.row_length(A.colidx[t]));
+  for (I k = 0; k < A.nrows; ++k) for_each_entry(A, k, [&](I j, V) { longest[k] = std::max(longest[k], P.row_length(j)); });
   Count lower = 0;
   for (I i = 0; i < Pt.nrows; ++i) {
     I row = 0;
@@ -144,15 +180,17 @@ void check_fits(const TripleOperands<I, V> &ops)
 } // namespace
 
 template <class I, class V>
-FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V> &given, std::vector<I> &c_rowptr, std::vector<I> &c_colidx)
+template <class M>
+FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, M> &given, std::vector<I> &c_rowptr, std::vector<I> &c_colidx)
 {
-  TripleOperands<I, V> ops = given;
+  TripleOperands<I, V, M> ops = given;
   CsrMatrix<I, V> pt; // P^T's pattern, for this phase only
   if (!ops.Pt.rowptr) {
-    pt = transpose(CsrView<I, V>{ops.P.nrows, ops.P.ncols, ops.P.rowptr, ops.P.colidx, nullptr});
+    pt = pattern_transpose(ops.P);
     ops.Pt = pt.view();
   }
-  const CsrView<I, V> &A = ops.A, &P = ops.P, &Pt = ops.Pt;
+  const M &A = ops.A, &P = ops.P;
+  const CsrView<I, V> &Pt = ops.Pt;
   const I m = Pt.nrows;
   const int nt = team_size(ops, m);
   check_fits(ops);
@@ -169,37 +207,35 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
 #pragma omp parallel num_threads(nt)
   errors.guard([&] {
     const int t = omp_get_thread_num();
+    const M A = ops.A, P = ops.P; // the thread's own copies: the compiler then knows the stores below leave them alone
     Stamps fine(static_cast<std::size_t>(A.ncols)), coarse(static_cast<std::size_t>(m));
     std::uint32_t *const __restrict fstamp = fine.data();
     std::uint32_t *const __restrict cstamp = coarse.data();
-    const I *const aptr = A.rowptr, *const acol = A.colidx, *const pptr = P.rowptr, *const pcol = P.colidx;
     std::vector<I> w;   // (Pt A)(i,:)'s pattern
     std::vector<I> row; // C(i,:)'s
     Staging<I> &out = cols[static_cast<std::size_t>(t)];
     for (I i = rows[t]; i < rows[t + 1]; ++i) {
       Count bound = 0;
-      for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q) bound += aptr[Pt.colidx[q] + 1] - aptr[Pt.colidx[q]];
+      for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q) bound += A.row_length(Pt.colidx[q]);
       if (static_cast<Count>(w.size()) < bound) w.resize(static_cast<std::size_t>(bound));
       const std::uint32_t fnow = fine.next();
       I len = 0;
-      for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q) {
-        const I k = Pt.colidx[q];
-        for (I e = aptr[k]; e < aptr[k + 1]; ++e) {
-          const I j = acol[e];
+      for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q)
+        for_each_entry(A, Pt.colidx[q], [&](I j, V) {
           const bool fresh = fstamp[j] != fnow;
           fstamp[j] = fnow;
           w[len] = j;
           len += fresh;
-        }
-      }
+        });
       const std::uint32_t cnow = coarse.next();
       row.clear();
       for (I e = 0; e < len; ++e)
-        for (I r = pptr[w[e]]; r < pptr[w[e] + 1]; ++r)
-          if (cstamp[pcol[r]] != cnow) {
-            cstamp[pcol[r]] = cnow;
-            row.push_back(pcol[r]);
+        for_each_entry(P, w[e], [&](I c, V) {
+          if (cstamp[c] != cnow) {
+            cstamp[c] = cnow;
+            row.push_back(c);
           }
+        });
       sort_small(row.data(), row.data() + row.size(), std::less<I>());
       out.append(row);
       c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(row.size());
@@ -220,15 +256,16 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   for (int t = 0; t < nt; ++t) cols[t].move_to(c_colidx.data() + c_rowptr[rows[t]]);
   plan.flops_ = std::accumulate(merged.begin(), merged.end(), Count(0)); // the numeric phase's multiply-adds into C's rows
   for (I k = 0; k < P.nrows; ++k)
-    if (P.rowptr[k + 1] > P.rowptr[k]) plan.flops_ += ap_row_flops(ops, k);
+    if (P.row_length(k) > 0) plan.flops_ += ap_row_flops(ops, k);
   for (int t = 0; t < nt; ++t) plan.workspace_thread_bytes_ = std::max(plan.workspace_thread_bytes_, bytes[t]);
   return plan;
 }
 
 template <class I, class V>
-void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V> &ops, const CsrView<I, V> &C, V *c_values) const
+template <class M>
+void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const CsrView<I, V> &C, V *c_values) const
 {
-  const CsrView<I, V> &A = ops.A, &P = ops.P;
+  const M &A = ops.A, &P = ops.P;
   if (A.nrows != n_ || P.ncols != m_ || A.nnz() != a_nnz_ || P.nnz() != p_nnz_)
     throw std::invalid_argument("the fused triple product's numeric phase: an operand's pattern changed since the symbolic phase");
   const I m = C.nrows, n = A.nrows;
@@ -238,39 +275,48 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V> &ops, const Cs
 #pragma omp parallel num_threads(nt)
   errors.guard([&] {
     const int t = omp_get_thread_num();
+    const M A = ops.A, P = ops.P; // the thread's own copies: the compiler then knows the stores below leave them alone
     const I c0 = rows[t], c1 = rows[t + 1];
-    const I *const aptr = A.rowptr, *const acol = A.colidx, *const pptr = P.rowptr, *const pcol = P.colidx;
     const I *const cptr = C.rowptr, *const ccol = C.colidx;
-    const V *const aval = A.values, *const pval = P.values;
     std::fill(c_values + cptr[c0], c_values + cptr[c1], V(0));
     std::vector<V> acc_v(static_cast<std::size_t>(P.ncols), V(0)); // (A*P)(k,:), zero outside its pattern between rows
     V *const __restrict acc = acc_v.data();
     std::unique_ptr<Stamps> exact; // a non-finite P(k,i): the pattern of (A*P)(k,:), made for that row
     std::vector<I> pattern;
+    const bool all_rows = c0 == 0 && c1 == m; // every row of C is this thread's
+    bool searched = false;                    // a row of C this thread adds to is searched (longer than kSearchedRowLength)
+    for (I i = c0; i < c1 && !searched; ++i) searched = cptr[i + 1] - cptr[i] > kSearchedRowLength;
     for (I k = 0; k < n; ++k) {
-      if (aptr[k] == aptr[k + 1]) continue; // (A*P)(k,:) is empty: it would add +0 (MPIAIJ ranks: rows of other ranks)
-      I r0 = pptr[k], r1 = pptr[k + 1]; // P(k,:)'s columns in [c0, c1)
-      while (r0 < r1 && pcol[r0] < c0) ++r0;
-      while (r1 > r0 && pcol[r1 - 1] >= c1) --r1;
-      if (r0 == r1) continue;
-      I lo = P.ncols, hi = -1; // (A*P)(k,:)'s columns lie in [lo, hi]: P's rows are sorted
-      for (I q = aptr[k]; q < aptr[k + 1]; ++q) {
-        const I j = acol[q];
-        const V a = aval ? aval[q] : V(1);
-        if (pptr[j] == pptr[j + 1]) continue;
-        lo = std::min(lo, pcol[pptr[j]]);
-        hi = std::max(hi, pcol[pptr[j + 1] - 1]);
-        for (I r = pptr[j]; r < pptr[j + 1]; ++r) acc[pcol[r]] += a * (pval ? pval[r] : V(1));
-      }
+      if (A.row_length(k) == 0) continue; // (A*P)(k,:) is empty: it would add +0 (MPIAIJ ranks: rows of other ranks)
+      if (all_rows ? P.row_length(k) == 0 : [&] { // no column of P(k,:) in [c0, c1): no row of C of this thread's
+            bool none = true;
+            for_each_entry(P, k, [&](I i, V) { none = none && (i < c0 || i >= c1); });
+            return none;
+          }())
+        continue;
+      I lo = 0, hi = P.ncols - 1; // (A*P)(k,:)'s columns lie in [lo, hi]; narrowed where a row is searched
+      if (searched) {
+        lo = P.ncols;
+        hi = -1;
+        for_each_entry(A, k, [&](I j, V a) {
+          for_each_entry(P, j, [&](I c, V p) {
+            lo = std::min(lo, c);
+            hi = std::max(hi, c);
+            acc[c] += a * p;
+          });
+        });
+      } else
+        for_each_entry(A, k, [&](I j, V a) { for_each_entry(P, j, [&](I c, V p) { acc[c] += a * p; }); });
       // C(i,:)'s entries in [lo, hi] (the others would add +0), searched for in long rows only
       const auto span = [&](I i) {
         if (cptr[i + 1] - cptr[i] <= kSearchedRowLength) return std::make_pair(cptr[i], cptr[i + 1]);
         const I *const b = std::lower_bound(ccol + cptr[i], ccol + cptr[i + 1], lo);
         return std::make_pair(static_cast<I>(b - ccol), static_cast<I>(std::upper_bound(b, ccol + cptr[i + 1], hi) - ccol));
       };
-      for (I r = r0; r < r1; ++r) {
-        const I i = pcol[r];
-        const V p = pval ? pval[r] : V(1);
+      I last = -1; // a row of C this thread adds (A*P)(k,:) to
+      for_each_entry(P, k, [&](I i, V p) {
+        if (i < c0 || i >= c1) return;
+        last = i;
         const auto [e0, e1] = span(i);
         V *const __restrict cv = c_values;
         if (!std::isfinite(p)) { // p * 0 would be NaN: only the row's own pattern
@@ -282,17 +328,23 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V> &ops, const Cs
             if (exact->data()[ccol[e]] == now) cv[e] += p * acc[ccol[e]];
         } else
           for (I e = e0; e < e1; ++e) cv[e] += p * acc[ccol[e]];
-      }
-      const auto [z0, z1] = span(pcol[r1 - 1]); // C(i,:) holds (A*P)(k,:)'s pattern: clear the accumulator there
+      });
+      const auto [z0, z1] = span(last); // C(i,:) holds (A*P)(k,:)'s pattern: clear the accumulator there
       for (I e = z0; e < z1; ++e) acc[ccol[e]] = V(0);
     }
   });
   errors.rethrow();
 }
 
-template class FusedTripleProduct<std::int32_t, double>;
-template class FusedTripleProduct<std::int64_t, double>;
-template class FusedTripleProduct<std::int32_t, float>;
-template class FusedTripleProduct<std::int64_t, float>;
+#define PCLUSTER_INSTANTIATE_TRIPLE(I, V) \
+  template class FusedTripleProduct<I, V>; \
+  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, CsrView<I, V>> &, std::vector<I> &, std::vector<I> &); \
+  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, PiecedView<I, V>> &, std::vector<I> &, std::vector<I> &); \
+  template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, CsrView<I, V>> &, const CsrView<I, V> &, V *) const; \
+  template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, PiecedView<I, V>> &, const CsrView<I, V> &, V *) const;
+PCLUSTER_INSTANTIATE_TRIPLE(std::int32_t, double)
+PCLUSTER_INSTANTIATE_TRIPLE(std::int64_t, double)
+PCLUSTER_INSTANTIATE_TRIPLE(std::int32_t, float)
+PCLUSTER_INSTANTIATE_TRIPLE(std::int64_t, float)
 
 } // namespace pcluster::detail

@@ -33,10 +33,12 @@
 
 namespace pcluster::detail {
 
-template <class I, class V>
+// M: CsrView, or PiecedView (a rank's rows of MPIAIJ operands, taken from PETSc's blocks without a
+// copy). Neither A's nor P's rows need sorted columns here.
+template <class I, class V, class M = CsrView<I, V>>
 struct TripleOperands {
-  CsrView<I, V> A;  // n x n
-  CsrView<I, V> P;  // n x m, rows sorted, with values (or a pattern: ones)
+  M A;              // n x n
+  M P;              // n x m, with values (or a pattern: ones)
   CsrView<I, V> Pt; // symbolic: the pattern of P^T if the caller has it (RARt: R), else empty (rowptr null)
 };
 
@@ -44,11 +46,13 @@ template <class I, class V>
 class FusedTripleProduct {
  public:
   // C's pattern (exact, columns sorted) into c_rowptr/c_colidx (resized).
-  static FusedTripleProduct symbolic(const TripleOperands<I, V> &ops, std::vector<I> &c_rowptr, std::vector<I> &c_colidx);
+  template <class M>
+  static FusedTripleProduct symbolic(const TripleOperands<I, V, M> &ops, std::vector<I> &c_rowptr, std::vector<I> &c_colidx);
   // C's values for the pattern symbolic() made, or a superset of it (e.g. with diagonal entries
   // added: entries the product does not reach get 0). ops.Pt is not read. Throws
   // std::invalid_argument if A or P has not the shape and number of entries it had in symbolic().
-  void numeric(const TripleOperands<I, V> &ops, const CsrView<I, V> &C, V *c_values) const;
+  template <class M>
+  void numeric(const TripleOperands<I, V, M> &ops, const CsrView<I, V> &C, V *c_values) const;
 
   // Multiply-adds of a numeric phase on one thread: the rows of A*P that Pt reaches, once each, and
   // for every entry Pt(i,k) a row of C(i,:)'s length.

@@ -36,6 +36,53 @@ struct CsrView {
   bool same_pattern_as(const CsrView &o) const { return nrows == o.nrows && ncols == o.ncols && rowptr == o.rowptr && colidx == o.colidx; }
 };
 
+// A read-only view of the rows a rank holds of a distributed matrix, pieced together without
+// copying them: its own rows [own_row0, own_row0 + own_rows) from PETSc's MPIAIJ diagonal block
+// (column c is diag_col0 + c) and off-diagonal block (column c is offdiag_colmap[c]), the other rows
+// (fetched from other ranks) from `other`, in order: a row i before the own rows is other's row i,
+// one after them other's row i - own_rows. offdiag and other may be empty (rowptr nullptr). Within a
+// row, columns are unique, in any order. values nullptr (in every part): a pattern, every entry 1.
+template <class I, class V>
+struct PiecedView {
+  I nrows = 0;
+  I ncols = 0;
+  I own_row0 = 0, own_rows = 0;
+  CsrView<I, V> diag;
+  I diag_col0 = 0;
+  CsrView<I, V> offdiag;
+  const I *offdiag_colmap = nullptr;
+  // Bit r set: own row r has off-diagonal entries (most have none, and this bit is cheaper to
+  // read than offdiag's rowptr); nullptr: read rowptr.
+  const std::uint64_t *offdiag_rows = nullptr;
+  CsrView<I, V> other;
+
+  bool has_values() const { return diag.values || offdiag.values || other.values; }
+  Count nnz() const { return part_nnz(diag) + part_nnz(offdiag) + part_nnz(other); }
+  I row_length(I i) const
+  {
+    const I r = i - own_row0;
+    if (r >= 0 && r < own_rows) return diag.row_length(r) + (offdiag.rowptr ? offdiag.row_length(r) : I(0));
+    return other.rowptr ? other.row_length(r < 0 ? i : i - own_rows) : I(0);
+  }
+  // f(column, value) for each entry of row i.
+  template <class F>
+  void for_each(I i, F &&f) const
+  {
+    const I r = i - own_row0;
+    if (r >= 0 && r < own_rows) {
+      for (I t = diag.rowptr[r]; t < diag.rowptr[r + 1]; ++t) f(diag_col0 + diag.colidx[t], diag.values ? diag.values[t] : V(1));
+      if (offdiag.rowptr && (!offdiag_rows || (offdiag_rows[r >> 6] >> (r & 63) & 1)))
+        for (I t = offdiag.rowptr[r]; t < offdiag.rowptr[r + 1]; ++t) f(offdiag_colmap[offdiag.colidx[t]], offdiag.values ? offdiag.values[t] : V(1));
+    } else if (other.rowptr) {
+      const I q = r < 0 ? i : i - own_rows;
+      for (I t = other.rowptr[q]; t < other.rowptr[q + 1]; ++t) f(other.colidx[t], other.values ? other.values[t] : V(1));
+    }
+  }
+
+ private:
+  static Count part_nnz(const CsrView<I, V> &M) { return M.rowptr ? M.nnz() : 0; }
+};
+
 // An owning CSR matrix (tests, references, intermediate results such as transposes).
 template <class I, class V>
 struct CsrMatrix {

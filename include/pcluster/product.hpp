@@ -60,6 +60,10 @@ const char *operand_name(ProductType, int k);
 template <class I, class V>
 std::array<I, 2> product_dimensions(ProductType type, const std::vector<CsrView<I, V>> &operands);
 
+// Whether ProductPlan forms this product with the fused triple product (PtAP and RARt, row-wise
+// or cluster's Auto, no reordering, TripleForm::Fused): the form that takes pieced operands.
+bool fused_triple(ProductType type, const SpgemmOptions &options);
+
 // Dofs per node of an operand's rows and columns (MatGetBlockSizes): a hint for ClusterScheme::Auto
 // on whichever matrix is the left factor of a step (e.g. P's column block size for P^T).
 struct BlockSizes {
@@ -92,6 +96,13 @@ class ProductPlan {
   // Values of the product into c_values for the pattern C that symbolic() produced. The operands
   // must have the patterns they had in symbolic(); their values may differ.
   void numeric(const std::vector<CsrView<I, V>> &operands, const CsrView<I, V> &C, V *c_values);
+
+  // PtAP of operands {A, P} pieced together from blocks (a rank's rows of MPIAIJ matrices, without
+  // copying them): the fused form only (fused_triple(PtAP, options) must hold), no block sizes or
+  // analysis to share. Otherwise as above; throws std::invalid_argument for another product or form.
+  static ProductPlan symbolic(ProductType type, const std::vector<PiecedView<I, V>> &operands, const SpgemmOptions &options,
+                              std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values = nullptr);
+  void numeric(const std::vector<PiecedView<I, V>> &operands, const CsrView<I, V> &C, V *c_values);
 
   ProductType type() const;
   const SpgemmOptions &options() const;

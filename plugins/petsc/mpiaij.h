@@ -22,21 +22,30 @@ struct MatClusterBlocks {
 };
 PETSC_INTERN PetscErrorCode MatClusterGetBlocks_Private(Mat M, MatClusterBlocks *b);
 
-/* Rows of an MPIAIJ operand as one CSR, columns renumbered 0..k-1 in increasing global order */
+/* Rows of an MPIAIJ operand as one CSR, columns renumbered 0..k-1 in increasing global order; or,
+   with own_copied false, the same rows as a pieced view (MatClusterLocalRowsPieced_Private): the
+   operand's own rows read in place from its blocks, csr holding the fetched rows only */
 struct MatClusterLocalRows {
   MatClusterCsr         csr;
+  bool                  own_copied = true;
   std::vector<PetscInt> global;                     /* renumbered column -> global column */
   PetscInt              own_row0 = 0, own_rows = 0; /* the operand's own rows are csr rows [own_row0, own_row0 + own_rows) */
   PetscInt              own_col0 = 0;               /* its diagonal-block column c is renumbered own_col0 + c */
   std::vector<PetscInt> ghost_col;                  /* its off-diagonal-block column c is renumbered ghost_col[c] */
+  std::vector<std::uint64_t> offdiag_rows;          /* pieced: bit i set when own row i has off-diagonal entries */
   Mat                   fetched = nullptr;          /* rows of other ranks (MatCreateSubMatrices): csr rows before and after the own rows */
   IS                    fetched_rows = nullptr, all_cols = nullptr;
   int                   threads      = 0; /* -mat_cluster_threads, for the copies */
 };
-/* M's own rows, on the columns they use */
-PETSC_INTERN PetscErrorCode MatClusterLocalRowsOwn_Private(Mat M, int threads, MatClusterLocalRows *r);
-/* The rows of B for the columns of A's own rows a (B's own rows and the others, fetched) */
-PETSC_INTERN PetscErrorCode MatClusterLocalRowsFetch_Private(Mat A, const MatClusterLocalRows &a, Mat B, MatClusterLocalRows *r);
+/* M's own rows, on the columns they use (copy: into r->csr; else their numbering only) */
+PETSC_INTERN PetscErrorCode MatClusterLocalRowsOwn_Private(Mat M, int threads, bool copy, MatClusterLocalRows *r);
+/* The rows of B for the columns of A's own rows a (B's own rows and the others, fetched; copy: B's
+   own rows copied into r->csr too) */
+PETSC_INTERN PetscErrorCode MatClusterLocalRowsFetch_Private(Mat A, const MatClusterLocalRows &a, Mat B, bool copy, MatClusterLocalRows *r);
+/* The rows r holds of M (the operand they were taken from) as a view with nrows rows, M's own rows
+   at row0 (r's fetched rows before and after them), without copying M's own rows */
+using MatClusterPiecedView = pcluster::PiecedView<PetscInt, PetscScalar>;
+PETSC_INTERN PetscErrorCode MatClusterLocalRowsPieced_Private(Mat M, const MatClusterLocalRows &r, PetscInt row0, PetscInt nrows, MatClusterPiecedView *v);
 /* New values of the rows (M: the operand they were taken from), fetched rows again with MAT_REUSE_MATRIX */
 PETSC_INTERN PetscErrorCode MatClusterLocalRowsRefresh_Private(Mat M, MatClusterLocalRows *r);
 PETSC_INTERN PetscErrorCode MatClusterLocalRowsDestroy_Private(MatClusterLocalRows *r);

@@ -59,6 +59,14 @@ static void MatClusterCopyOwnRows(const MatClusterBlocks &b, MatClusterLocalRows
   }
 }
 
+/* The bits of the own rows that have off-diagonal entries */
+static void MatClusterOffdiagRows(const MatClusterCsrView &o, std::vector<std::uint64_t> &bits)
+{
+  bits.assign((size_t)(o.nrows + 63) / 64, 0);
+  for (PetscInt i = 0; i < o.nrows; ++i)
+    if (o.rowptr[i + 1] > o.rowptr[i]) bits[(size_t)i / 64] |= std::uint64_t(1) << (i % 64);
+}
+
 /* The renumbered columns of a LocalRows: sorted ghost columns (outside [c0, c0 + nown)) split around
    the owned block; returns how many ghosts are left of it (the owned block's first number) */
 static PetscInt MatClusterColumnLayout(const PetscInt *ghosts, PetscInt nghosts, PetscInt c0, PetscInt nown, std::vector<PetscInt> &global)
@@ -73,7 +81,7 @@ static PetscInt MatClusterColumnLayout(const PetscInt *ghosts, PetscInt nghosts,
 
 /* M's own rows, on the columns they use (what MatMPIAIJGetLocalMatCondensed gives, without its copy
    through MatCreateSubMatrices) */
-PetscErrorCode MatClusterLocalRowsOwn_Private(Mat M, int threads, MatClusterLocalRows *r)
+PetscErrorCode MatClusterLocalRowsOwn_Private(Mat M, int threads, bool copy, MatClusterLocalRows *r)
 {
   MatClusterBlocks b;
 
@@ -87,8 +95,10 @@ PetscErrorCode MatClusterLocalRowsOwn_Private(Mat M, int threads, MatClusterLoca
     r->own_rows = m;
     r->ghost_col.resize((size_t)no);
     for (PetscInt c = 0; c < no; ++c) r->ghost_col[c] = c < b.nlow ? c : c + nown;
+    r->own_copied = copy;
+    r->csr.ncols  = no + nown;
+    if (!copy) return MatClusterOffdiagRows(b.o, r->offdiag_rows);
     r->csr.nrows = m;
-    r->csr.ncols = no + nown;
     r->csr.rowptr.resize((size_t)m + 1);
     r->csr.rowptr[0] = 0;
     for (PetscInt i = 0; i < m; ++i) r->csr.rowptr[i + 1] = r->csr.rowptr[i] + b.d.row_length(i) + b.o.row_length(i);
@@ -110,7 +120,7 @@ static inline PetscInt MatClusterRenumber(const std::vector<PetscInt> &global, P
    column block) from its blocks, the others fetched with MatCreateSubMatrices (all columns, kept for
    MAT_REUSE_MATRIX). Columns renumbered over B's ghost columns and the fetched rows' columns.
 */
-PetscErrorCode MatClusterLocalRowsFetch_Private(Mat A, const MatClusterLocalRows &a, Mat B, MatClusterLocalRows *r)
+PetscErrorCode MatClusterLocalRowsFetch_Private(Mat A, const MatClusterLocalRows &a, Mat B, bool copy, MatClusterLocalRows *r)
 {
   MatClusterBlocks b;
   Mat     *sub = NULL;
@@ -148,21 +158,24 @@ PetscErrorCode MatClusterLocalRowsFetch_Private(Mat A, const MatClusterLocalRows
     for (PetscInt c = 0; c < b.o.ncols; ++c) r->ghost_col[c] = MatClusterRenumber(r->global, b.garray[c]);
 
     MatClusterCsr &R = r->csr;
-    R.nrows = nfetch + m;
-    R.ncols = (PetscInt)r->global.size();
+    const PetscInt copied = copy ? m : 0; /* own rows in R, between the fetched rows */
+    r->own_copied         = copy;
+    R.nrows               = nfetch + copied;
+    R.ncols               = (PetscInt)r->global.size();
     R.rowptr.resize((size_t)R.nrows + 1);
     R.rowptr[0] = 0;
     pcluster::Count nnz = 0; /* own rows and fetched rows: each fits PetscInt, their sum need not */
     for (PetscInt i = 0; i < R.nrows; ++i) {
-      const PetscInt fi = i < r->own_row0 ? i : i - m; /* fetched row, for rows outside the own block */
-      nnz += i >= r->own_row0 && i < r->own_row0 + m ? b.d.row_length(i - r->own_row0) + b.o.row_length(i - r->own_row0) : f.row_length(fi);
+      const PetscInt fi = i < r->own_row0 ? i : i - copied; /* fetched row, for rows outside the own block */
+      nnz += i >= r->own_row0 && i < r->own_row0 + copied ? b.d.row_length(i - r->own_row0) + b.o.row_length(i - r->own_row0) : f.row_length(fi);
       R.rowptr[i + 1] = pcluster::checked_index<PetscInt>(nnz, "nnz of B's rows for A's columns");
     }
     R.colidx.resize((size_t)R.rowptr[R.nrows]);
     R.values.resize((size_t)R.rowptr[R.nrows]);
-    MatClusterCopyOwnRows(b, *r, true);
+    if (copy) MatClusterCopyOwnRows(b, *r, true);
+    else MatClusterOffdiagRows(b.o, r->offdiag_rows);
     for (PetscInt fi = 0; fi < nfetch; ++fi) {
-      const PetscInt i = fi < r->own_row0 ? fi : fi + m;
+      const PetscInt i = fi < r->own_row0 ? fi : fi + copied;
       for (PetscInt q = f.rowptr[fi], k = R.rowptr[i]; q < f.rowptr[fi + 1]; ++q, ++k) {
         const PetscInt c = f.colidx[q];
         R.colidx[k]      = c >= c0 && c < c1 ? nlow + (c - c0) : MatClusterRenumber(r->global, c);
@@ -180,8 +193,10 @@ PetscErrorCode MatClusterLocalRowsRefresh_Private(Mat M, MatClusterLocalRows *r)
   MatClusterBlocks b;
 
   PetscFunctionBegin;
-  PetscCall(MatClusterGetBlocks_Private(M, &b));
-  MatClusterCopyOwnRows(b, *r, false);
+  if (r->own_copied) {
+    PetscCall(MatClusterGetBlocks_Private(M, &b));
+    MatClusterCopyOwnRows(b, *r, false);
+  }
   if (r->fetched_rows) {
     Mat     *sub;
     MatClusterCsrView f;
@@ -194,8 +209,31 @@ PetscErrorCode MatClusterLocalRowsRefresh_Private(Mat M, MatClusterLocalRows *r)
     const PetscInt low = f.rowptr[r->own_row0]; /* values of the fetched rows left of the own rows */
     /* std::copy, not memcpy: f.values is null when no fetched row has an entry */
     std::copy(f.values, f.values + low, R.values.begin());
-    std::copy(f.values + low, f.values + f.nnz(), R.values.begin() + R.rowptr[r->own_row0 + r->own_rows]);
+    std::copy(f.values + low, f.values + f.nnz(), R.values.begin() + R.rowptr[r->own_row0 + (r->own_copied ? r->own_rows : 0)]);
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatClusterLocalRowsPieced_Private(Mat M, const MatClusterLocalRows &r, PetscInt row0, PetscInt nrows, MatClusterPiecedView *v)
+{
+  MatClusterBlocks b;
+
+  PetscFunctionBegin;
+  PetscCheck(!r.own_copied, PETSC_COMM_SELF, PETSC_ERR_PLIB, "petsc-cluster: these local rows were copied, not pieced");
+  PetscCall(MatClusterGetBlocks_Private(M, &b));
+  *v                = MatClusterPiecedView{};
+  v->nrows          = nrows;
+  v->ncols          = (PetscInt)r.global.size();
+  v->own_row0       = row0;
+  v->own_rows       = r.own_rows;
+  v->diag           = b.d;
+  v->diag_col0      = r.own_col0;
+  if (b.o.nnz() > 0) {
+    v->offdiag        = b.o;
+    v->offdiag_colmap = r.ghost_col.data();
+    v->offdiag_rows   = r.offdiag_rows.data();
+  }
+  if (r.csr.nrows > 0) v->other = r.csr.view(); /* the fetched rows */
   PetscFunctionReturn(0);
 }
 

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 using namespace pcluster;
@@ -131,4 +132,124 @@ TEST_CASE("fused PtAP: a non-finite entry of P reaches exactly the entries it re
   }
   CHECK(nonfinite > 0);
   CHECK(nonfinite < stored.values.size() / 2); // the non-finite entries stay where they reach
+}
+
+namespace {
+
+// M's rows pieced as a rank of an MPIAIJ holds them: rows [r0, r1) its own, split into a diagonal
+// block (columns [d0, d1), numbered from 0) and an off-diagonal block (the other columns, numbered
+// by their rank among the columns those rows use, mapped back by colmap); the other rows as they are.
+struct Pieces {
+  Csr diag, offdiag, other;
+  std::vector<I> colmap;
+  PiecedView<I, double> view(I r0, I r1, I d0) const
+  {
+    PiecedView<I, double> v;
+    v.nrows = diag.nrows + other.nrows;
+    v.ncols = diag.ncols;
+    v.own_row0 = r0;
+    v.own_rows = r1 - r0;
+    v.diag = diag.view();
+    v.diag_col0 = d0;
+    v.offdiag = offdiag.view();
+    v.offdiag_colmap = colmap.data();
+    v.other = other.view();
+    return v;
+  }
+};
+
+Pieces piece(const Csr &M, I r0, I r1, I d0, I d1)
+{
+  Pieces p;
+  for (I i = r0; i < r1; ++i)
+    for (I q = M.rowptr[i]; q < M.rowptr[i + 1]; ++q)
+      if (M.colidx[q] < d0 || M.colidx[q] >= d1) p.colmap.push_back(M.colidx[q]);
+  std::sort(p.colmap.begin(), p.colmap.end());
+  p.colmap.erase(std::unique(p.colmap.begin(), p.colmap.end()), p.colmap.end());
+  p.diag.nrows = p.offdiag.nrows = r1 - r0;
+  p.diag.ncols = M.ncols; // read as the whole's column count by view()
+  p.other.nrows = M.nrows - (r1 - r0);
+  for (I i = 0; i < M.nrows; ++i) {
+    const bool own = i >= r0 && i < r1;
+    for (I q = M.rowptr[i]; q < M.rowptr[i + 1]; ++q) {
+      const I c = M.colidx[q];
+      if (!own) {
+        p.other.colidx.push_back(c);
+        p.other.values.push_back(M.values[q]);
+      } else if (c >= d0 && c < d1) {
+        p.diag.colidx.push_back(c - d0);
+        p.diag.values.push_back(M.values[q]);
+      } else {
+        p.offdiag.colidx.push_back(static_cast<I>(std::lower_bound(p.colmap.begin(), p.colmap.end(), c) - p.colmap.begin()));
+        p.offdiag.values.push_back(M.values[q]);
+      }
+    }
+    if (own) {
+      p.diag.rowptr.push_back(static_cast<I>(p.diag.colidx.size()));
+      p.offdiag.rowptr.push_back(static_cast<I>(p.offdiag.colidx.size()));
+    } else p.other.rowptr.push_back(static_cast<I>(p.other.colidx.size()));
+  }
+  return p;
+}
+
+} // namespace
+
+TEST_CASE("fused PtAP on pieced operands (a rank's MPIAIJ blocks): the CSR product, bit-identical on 1 2 4 threads, reuse", "[triple]")
+{
+  const I n = 12;
+  const Csr A = poisson3d_7pt<I, double>(n), P = smoothed_aggregation(A, n);
+  const Csr A2 = revalue(A, 2.0), P2 = revalue(P, 0.5);
+  const I N = A.nrows, r0 = N / 3, r1 = 2 * N / 3; // rows [r0, r1) own, columns [r0, r1) A's diagonal block
+  const I m = P.ncols, d0 = m / 4, d1 = m / 2;      // P's diagonal block: columns [d0, d1)
+  const Pieces a = piece(A, r0, r1, r0, r1), p = piece(P, r0, r1, d0, d1), a2 = piece(A2, r0, r1, r0, r1), p2 = piece(P2, r0, r1, d0, d1);
+  REQUIRE(a.offdiag.nnz() > 0);
+  REQUIRE(p.offdiag.nnz() > 0);
+  REQUIRE(p.other.nnz() > 0);
+  const std::vector<PiecedView<I, double>> ops{a.view(r0, r1, r0), p.view(r0, r1, d0)}, revalued{a2.view(r0, r1, r0), p2.view(r0, r1, d0)};
+  // the same product on plain CSR (the reference's pattern; values to rounding: A's rows are summed in another order)
+  const Result csr = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Fused, 1);
+  Result first;
+  for (int threads : {1, 2, 4}) {
+    INFO(threads << " threads");
+    SpgemmOptions o;
+    o.num_threads = threads;
+    o.check_operands = true;
+    Result r;
+    auto plan = ProductPlan<I, double>::symbolic(ProductType::PtAP, ops, o, r.rowptr, r.colidx, &r.values);
+    r.renumeric.assign(r.colidx.size(), -1.0);
+    plan.numeric(revalued, CsrView<I, double>{m, m, r.rowptr.data(), r.colidx.data(), nullptr}, r.renumeric.data());
+    REQUIRE(pctest::same_bits(r.rowptr, csr.rowptr));
+    REQUIRE(pctest::same_bits(r.colidx, csr.colidx));
+    for (std::size_t q = 0; q < r.values.size(); ++q) {
+      INFO("entry " << q);
+      CHECK(r.values[q] == Approx(csr.values[q]).epsilon(1e-13).margin(1e-13));
+      CHECK(r.renumeric[q] == Approx(csr.renumeric[q]).epsilon(1e-13).margin(1e-13));
+    }
+    if (threads == 1) first = r;
+    CHECK(pctest::same_bits(r.values, first.values));
+    CHECK(pctest::same_bits(r.renumeric, first.renumeric));
+  }
+}
+
+TEST_CASE("pieced operands: only the fused PtAP takes them; a column twice is named", "[triple]")
+{
+  const I n = 6;
+  const Csr A = poisson3d_7pt<I, double>(n), P = smoothed_aggregation(A, n);
+  const I N = A.nrows, m = P.ncols;
+  const Pieces a = piece(A, 0, N, 0, N), p = piece(P, 0, N, 0, m);
+  const std::vector<PiecedView<I, double>> ops{a.view(0, N, 0), p.view(0, N, 0)};
+  std::vector<I> ci, cj;
+  SpgemmOptions stored;
+  stored.triple = TripleForm::Stored;
+  using Plan = ProductPlan<I, double>;
+  CHECK_THROWS_AS(Plan::symbolic(ProductType::PtAP, ops, stored, ci, cj), std::invalid_argument);
+  CHECK_THROWS_AS(Plan::symbolic(ProductType::RARt, ops, SpgemmOptions{}, ci, cj), std::invalid_argument);
+  Pieces bad = p;
+  bad.offdiag = bad.diag; // every entry of the own rows twice: in the diagonal block and (mapped) in the off-diagonal one
+  bad.colmap.resize(static_cast<std::size_t>(m));
+  std::iota(bad.colmap.begin(), bad.colmap.end(), I(0));
+  SpgemmOptions checked;
+  checked.check_operands = true;
+  const std::vector<PiecedView<I, double>> twice{a.view(0, N, 0), bad.view(0, N, 0)};
+  CHECK_THROWS_WITH(Plan::symbolic(ProductType::PtAP, twice, checked, ci, cj), Catch::Contains("P: row 0 has column") && Catch::Contains("twice"));
 }
