@@ -177,18 +177,26 @@ struct ProductPlan<I, V>::Impl {
     flops += st.flops;
   }
   template <class M>
-  void triple_numeric(Step &step, const detail::TripleOperands<I, V, M> &t, const CsrView<I, V> &C, V *c_values)
+  void triple_numeric(Step &step, const detail::TripleOperands<I, V, M> &t, const CsrView<I, V> &C, V *c_values, const ResultScatter<I, V> *scatter = nullptr)
   {
 #ifdef PCLUSTER_FAULT_INJECTION
     if (faulty.fault() != detail::Fault::None) { // the true product, then the faulty one from it
       CsrMatrix<I, V> &T = faulty.truth();
       T.values.resize(T.colidx.size());
       step.triple.numeric(t, T.view(), T.values.data());
-      faulty.numeric_done(c_values);
+      if (!scatter) return faulty.numeric_done(c_values);
+      std::vector<V> all(static_cast<std::size_t>(C.nnz())); // then put where scatter says
+      faulty.numeric_done(all.data());
+      const I lo = C.rowptr[scatter->row0], hi = C.rowptr[scatter->row0 + scatter->rows];
+      for (I e = 0; e < static_cast<I>(C.nnz()); ++e) {
+        if (e < lo) c_values[e] = all[e];
+        else if (e >= hi) c_values[e - (hi - lo)] = all[e];
+        else scatter->values[scatter->pos[e - lo]] = all[e];
+      }
       return;
     }
 #endif
-    step.triple.numeric(t, C, c_values);
+    step.triple.numeric(t, C, c_values, scatter);
   }
 };
 
@@ -344,7 +352,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
 }
 
 template <class I, class V>
-void ProductPlan<I, V>::numeric(const std::vector<PiecedView<I, V>> &ops, const CsrView<I, V> &C, V *c_values)
+void ProductPlan<I, V>::numeric(const std::vector<PiecedView<I, V>> &ops, const CsrView<I, V> &C, V *c_values, const ResultScatter<I, V> *scatter)
 {
   Impl &im = *impl_;
   if (im.steps.size() != 1 || im.steps.front().spec.kind != StepKind::Triple || ops.size() != 2)
@@ -352,7 +360,9 @@ void ProductPlan<I, V>::numeric(const std::vector<PiecedView<I, V>> &ops, const 
   if (C.nrows != ops[1].ncols || C.ncols != ops[1].ncols || C.nnz() != im.nnz_result)
     throw std::invalid_argument("PtAP numeric: the result's pattern is not the one the symbolic phase produced");
   const detail::ScopedMaxThreads team(im.options.num_threads);
-  im.triple_numeric(im.steps.front(), detail::TripleOperands<I, V, PiecedView<I, V>>{ops[0], ops[1], {}}, C, c_values);
+  if (scatter && (scatter->row0 < 0 || scatter->rows < 0 || scatter->row0 + scatter->rows > C.nrows || (scatter->rows > 0 && !scatter->pos)))
+    throw std::invalid_argument("PtAP numeric: the scattered rows are not rows of the result");
+  im.triple_numeric(im.steps.front(), detail::TripleOperands<I, V, PiecedView<I, V>>{ops[0], ops[1], {}}, C, c_values, scatter);
 }
 
 template <class I, class V>

@@ -263,7 +263,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
 
 template <class I, class V>
 template <class M>
-void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const CsrView<I, V> &C, V *c_values) const
+void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const CsrView<I, V> &C, V *c_values, const ResultScatter<I, V> *scatter) const
 {
   const M &A = ops.A, &P = ops.P;
   if (A.nrows != n_ || P.ncols != m_ || A.nnz() != a_nnz_ || P.nnz() != p_nnz_)
@@ -278,7 +278,17 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
     const M A = ops.A, P = ops.P; // the thread's own copies: the compiler then knows the stores below leave them alone
     const I c0 = rows[t], c1 = rows[t + 1];
     const I *const cptr = C.rowptr, *const ccol = C.colidx;
-    std::fill(c_values + cptr[c0], c_values + cptr[c1], V(0));
+    // Rows [s0, s1) are scattered (through pos, into diag and offdiag); the others' values are
+    // c_values, entry e at e - shift(i) (their entries before the scattered rows', then after)
+    const I s0 = scatter ? scatter->row0 : 0, s1 = scatter ? scatter->row0 + scatter->rows : 0, gap = cptr[s1] - cptr[s0];
+    const I *const pos = scatter ? scatter->pos - cptr[s0] : nullptr; // by entry of C
+    V *const scattered_values = scatter ? scatter->values : nullptr;
+    const auto shift = [&](I i) { return i < s0 ? I(0) : gap; };
+    const auto target = [&](I e) -> V & { return scattered_values[pos[e]]; };
+    for (const auto &[r0, r1] : {std::make_pair(c0, std::min(c1, s0)), std::make_pair(std::max(c0, s1), c1)})
+      if (r0 < r1) std::fill(c_values + cptr[r0] - shift(r0), c_values + cptr[r1] - shift(r0), V(0));
+    for (I i = std::max(c0, s0); i < std::min(c1, s1); ++i)
+      for (I e = cptr[i]; e < cptr[i + 1]; ++e) target(e) = V(0);
     std::vector<V> acc_v(static_cast<std::size_t>(P.ncols), V(0)); // (A*P)(k,:), zero outside its pattern between rows
     V *const __restrict acc = acc_v.data();
     std::unique_ptr<Stamps> exact; // a non-finite P(k,i): the pattern of (A*P)(k,:), made for that row
@@ -318,15 +328,18 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
         if (i < c0 || i >= c1) return;
         last = i;
         const auto [e0, e1] = span(i);
-        V *const __restrict cv = c_values;
+        const bool scattered = i >= s0 && i < s1;
+        V *const __restrict cv = c_values - shift(i);
         if (!std::isfinite(p)) { // p * 0 would be NaN: only the row's own pattern
           if (!exact) exact = std::make_unique<Stamps>(static_cast<std::size_t>(P.ncols));
           pattern.resize(static_cast<std::size_t>(ap_row_flops(ops, k)));
           ap_row_pattern(ops, k, *exact, pattern.data());
           const std::uint32_t now = exact->current();
           for (I e = e0; e < e1; ++e)
-            if (exact->data()[ccol[e]] == now) cv[e] += p * acc[ccol[e]];
-        } else
+            if (exact->data()[ccol[e]] == now) (scattered ? target(e) : cv[e]) += p * acc[ccol[e]];
+        } else if (scattered)
+          for (I e = e0; e < e1; ++e) target(e) += p * acc[ccol[e]];
+        else
           for (I e = e0; e < e1; ++e) cv[e] += p * acc[ccol[e]];
       });
       const auto [z0, z1] = span(last); // C(i,:) holds (A*P)(k,:)'s pattern: clear the accumulator there
@@ -340,8 +353,8 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
   template class FusedTripleProduct<I, V>; \
   template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, CsrView<I, V>> &, std::vector<I> &, std::vector<I> &); \
   template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, PiecedView<I, V>> &, std::vector<I> &, std::vector<I> &); \
-  template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, CsrView<I, V>> &, const CsrView<I, V> &, V *) const; \
-  template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, PiecedView<I, V>> &, const CsrView<I, V> &, V *) const;
+  template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, CsrView<I, V>> &, const CsrView<I, V> &, V *, const ResultScatter<I, V> *) const; \
+  template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, PiecedView<I, V>> &, const CsrView<I, V> &, V *, const ResultScatter<I, V> *) const;
 PCLUSTER_INSTANTIATE_TRIPLE(std::int32_t, double)
 PCLUSTER_INSTANTIATE_TRIPLE(std::int64_t, double)
 PCLUSTER_INSTANTIATE_TRIPLE(std::int32_t, float)

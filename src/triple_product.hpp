@@ -28,6 +28,7 @@
 #pragma once
 
 #include "pcluster/csr.hpp"
+#include "pcluster/product.hpp"
 
 #include <vector>
 
@@ -51,8 +52,10 @@ class FusedTripleProduct {
   // C's values for the pattern symbolic() made, or a superset of it (e.g. with diagonal entries
   // added: entries the product does not reach get 0). ops.Pt is not read. Throws
   // std::invalid_argument if A or P has not the shape and number of entries it had in symbolic().
+  // With scatter, C's rows [scatter->row0, + rows) go elsewhere (ResultScatter, product.hpp) and
+  // c_values holds the other rows' only.
   template <class M>
-  void numeric(const TripleOperands<I, V, M> &ops, const CsrView<I, V> &C, V *c_values) const;
+  void numeric(const TripleOperands<I, V, M> &ops, const CsrView<I, V> &C, V *c_values, const ResultScatter<I, V> *scatter = nullptr) const;
 
   // Multiply-adds of a numeric phase on one thread: the rows of A*P that Pt reaches, once each, and
   // for every entry Pt(i,k) a row of C(i,:)'s length.

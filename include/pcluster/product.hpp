@@ -60,6 +60,17 @@ const char *operand_name(ProductType, int k);
 template <class I, class V>
 std::array<I, 2> product_dimensions(ProductType type, const std::vector<CsrView<I, V>> &operands);
 
+// Where the numeric phase of a pieced PtAP puts the values of C's rows [row0, row0 + rows) when
+// they belong in another matrix (a rank's own rows of a distributed result, which may hold more
+// entries: those are left alone): entry e of C's pattern goes to values[pos[e - C.rowptr[row0]]].
+// The c_values array then holds the other rows' values only: theirs before row0, then after.
+template <class I, class V>
+struct ResultScatter {
+  I row0 = 0, rows = 0;
+  const I *pos = nullptr;
+  V *values = nullptr;
+};
+
 // Whether ProductPlan forms this product with the fused triple product (PtAP and RARt, row-wise
 // or cluster's Auto, no reordering, TripleForm::Fused): the form that takes pieced operands.
 bool fused_triple(ProductType type, const SpgemmOptions &options);
@@ -102,7 +113,7 @@ class ProductPlan {
   // analysis to share. Otherwise as above; throws std::invalid_argument for another product or form.
   static ProductPlan symbolic(ProductType type, const std::vector<PiecedView<I, V>> &operands, const SpgemmOptions &options,
                               std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values = nullptr);
-  void numeric(const std::vector<PiecedView<I, V>> &operands, const CsrView<I, V> &C, V *c_values);
+  void numeric(const std::vector<PiecedView<I, V>> &operands, const CsrView<I, V> &C, V *c_values, const ResultScatter<I, V> *scatter = nullptr);
 
   ProductType type() const;
   const SpgemmOptions &options() const;

@@ -62,6 +62,7 @@ struct MatClusterResultLayout {
   PetscInt                     own_col0   = 0;
   bool                         has_remote = false;
   bool                         force_diagonal = false; /* MAT_FORCE_DIAGONAL_ENTRIES */
+  bool                         own_in_place   = false; /* R has a pattern only: the kernel writes C's own rows in place (MatClusterResultScatterBegin_Private) */
   PetscLayout                  rmap = nullptr, cmap = nullptr;
   int                          threads = 0;
 };
@@ -72,14 +73,21 @@ struct MatClusterResultAssembly {
   std::vector<PetscScalar> remote_values;    /* their values, in COO order */
   bool                     assign = false;   /* C's rows are R's own rows (no remote rows, no forced diagonal): copied row by row */
   PetscInt                 own_col0 = 0;     /* R's columns [own_col0, own_col0 + n) are C's diagonal block */
-  std::vector<PetscInt>    pos_own;          /* otherwise, C position of each entry of R's own rows: >= 0 in the diagonal block, -1-k: k-th off-diagonal value */
+  std::vector<PetscInt>    pos_own;          /* otherwise, C position of each entry of R's own rows (diagonal block's values, then off-diagonal's: one array) */
   std::vector<PetscInt>    pos_remote;       /* likewise for the entries of remote's rows (its diagonal block, then off-diagonal block) */
+  bool                     own_in_place = false; /* R's own rows have no values: the kernel writes them into C through pos_own */
   int                      threads = 0;
 };
+using MatClusterResultScatter = pcluster::ResultScatter<PetscInt, PetscScalar>;
 /* Builds T, the MPIAIJ on our arrays holding R (its values included), and `out` to refresh it */
 PETSC_INTERN PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterResultLayout &, MatClusterResultAssembly *out, Mat *T);
-/* C's values from R after a numeric phase: the boundary rows sent (COO), every value put in place */
+/* C's values from R after a numeric phase: the boundary rows sent (COO), every value put in place
+   (own_in_place: the own rows are, by the kernel: the rows other ranks sent are added) */
 PETSC_INTERN PetscErrorCode MatClusterResultNumeric_Private(MatClusterResultAssembly &out, const MatClusterCsr &R, Mat C);
+/* own_in_place: C's values zeroed and where the kernel's numeric phase puts R's own rows (s: rows, pos
+   and C's arrays, until End) and its other rows (out.remote_values, the COO values sent) */
+PETSC_INTERN PetscErrorCode MatClusterResultScatterBegin_Private(MatClusterResultAssembly &out, Mat C, MatClusterResultScatter *s);
+PETSC_INTERN PetscErrorCode MatClusterResultScatterEnd_Private(Mat C, MatClusterResultScatter *s);
 /* R's rows outside [own_row0, own_row0 + m) as COO values, in R's order */
 PETSC_INTERN void MatClusterRemoteValues_Private(const MatClusterCsr &R, PetscInt own_row0, PetscInt m, std::vector<PetscScalar> &values);
 

@@ -27,8 +27,43 @@ struct Buffer {
 struct SplitStorage {
   std::vector<PetscInt> di, oi;
   Buffer<PetscInt>      dj, oj;
-  Buffer<PetscScalar>   da, oa;
+  Buffer<PetscScalar>   a; /* the diagonal block's values, then the off-diagonal block's: one position numbers both */
+  PetscScalar          *da() { return a.data(); }
+  PetscScalar          *oa() { return a.data() + di.back(); }
+  void                  allocate_values() { a.allocate((size_t)pcluster::checked_index<PetscInt>((pcluster::Count)di.back() + oi.back(), "nnz of C on this rank")); }
 };
+
+/* C's values, diagonal block then off-diagonal block, as SplitStorage made them */
+static PetscErrorCode MatClusterResultArray(Mat C, PetscScalar **a, PetscInt *nnz)
+{
+  Mat               Cd, Co;
+  MatClusterCsrView vd, vo;
+  PetscScalar      *da, *oa;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, &Co, NULL));
+  PetscCall(MatClusterSeqAIJGetCsrView_Private(Cd, "C", &vd));
+  PetscCall(MatClusterSeqAIJGetCsrView_Private(Co, "C", &vo));
+  PetscCall(MatSeqAIJGetArrayWrite(Cd, &da));
+  PetscCall(MatSeqAIJGetArrayWrite(Co, &oa));
+  PetscCheck(oa == da + vd.nnz(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "petsc-cluster: C's values are no longer where the product put them");
+  *a   = da;
+  *nnz = (PetscInt)(vd.nnz() + vo.nnz());
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatClusterResultArrayRestore(Mat C, PetscScalar **a)
+{
+  Mat          Cd, Co;
+  PetscScalar *da = *a, *oa = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, &Co, NULL));
+  PetscCall(MatSeqAIJRestoreArrayWrite(Cd, &da));
+  PetscCall(MatSeqAIJRestoreArrayWrite(Co, &oa));
+  *a = NULL;
+  PetscFunctionReturn(0);
+}
 } // namespace
 
 /* C's values from R (its own rows) and, for A^T*B and P^T*A*P, from the rows other ranks sent */
@@ -44,9 +79,10 @@ static PetscErrorCode MatClusterResultValues(const MatClusterResultAssembly &out
   PetscCall(MatClusterSeqAIJGetCsrView_Private(Co, "C", &vo));
   PetscCall(MatSeqAIJGetArrayWrite(Cd, &da));
   PetscCall(MatSeqAIJGetArrayWrite(Co, &oa));
+  PetscCheck(oa == da + vd.nnz(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "petsc-cluster: C's values are no longer where the product put them");
   const PetscInt     count = (PetscInt)out.pos_own.size();
   const PetscInt    *pos   = out.pos_own.data();
-  const PetscScalar *v     = R.values.data() + (out.own_row0 < R.nrows ? R.rowptr[out.own_row0] : 0);
+  const PetscScalar *v     = out.own_in_place ? NULL : R.values.data() + (out.own_row0 < R.nrows ? R.rowptr[out.own_row0] : 0);
   const int          nt    = pcluster::threads_for_work(vd.nnz() + vo.nnz(), out.threads);
   if (out.assign) { /* row i of C is R's row own_row0 + i: off-diagonal entries left of the diagonal block, the block, the rest */
     const PetscInt m = vd.nrows, c0 = out.own_col0;
@@ -60,16 +96,18 @@ static PetscErrorCode MatClusterResultValues(const MatClusterResultAssembly &out
       std::copy(src + nleft + nd, src + nleft + nd + (vo.row_length(i) - nleft), oa + vo.rowptr[i] + nleft);
     }
   } else {
-    std::fill(da, da + vd.nnz(), (PetscScalar)0);
-    std::fill(oa, oa + vo.nnz(), (PetscScalar)0);
+    if (!out.own_in_place) { /* (else the kernel wrote the own rows in place) */
+      std::fill(da, da + vd.nnz(), (PetscScalar)0);
+      std::fill(oa, oa + vo.nnz(), (PetscScalar)0);
 #pragma omp parallel for schedule(static) num_threads(nt)
-    for (PetscInt k = 0; k < count; ++k) (pos[k] >= 0 ? da[pos[k]] : oa[-1 - pos[k]]) += v[k]; /* positions are distinct */
+      for (PetscInt k = 0; k < count; ++k) da[pos[k]] += v[k]; /* positions are distinct; oa follows da */
+    }
     if (out.remote) {
       MatClusterBlocks rb;
       PetscCall(MatClusterGetBlocks_Private(out.remote, &rb));
       const PetscInt  nd = (PetscInt)rb.d.nnz(), nr = (PetscInt)out.pos_remote.size();
       const PetscInt *pr = out.pos_remote.data();
-      for (PetscInt k = 0; k < nr; ++k) (pr[k] >= 0 ? da[pr[k]] : oa[-1 - pr[k]]) += k < nd ? rb.d.values[k] : rb.o.values[k - nd];
+      for (PetscInt k = 0; k < nr; ++k) da[pr[k]] += k < nd ? rb.d.values[k] : rb.o.values[k - nd];
     }
   }
   PetscCall(MatSeqAIJRestoreArrayWrite(Cd, &da));
@@ -115,8 +153,7 @@ static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const 
     for (PetscInt i = 0; i < m; ++i) s->di[i + 1] += s->di[i], s->oi[i + 1] += s->oi[i];
     s->dj.allocate((size_t)s->di[m]);
     s->oj.allocate((size_t)s->oi[m]);
-    s->da.allocate((size_t)s->di[m]);
-    s->oa.allocate((size_t)s->oi[m]);
+    s->allocate_values();
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (PetscInt i = 0; i < m; ++i) {
       PetscInt       k = R.rowptr[own_row0 + i], pd = s->di[i], po = s->oi[i];
@@ -183,8 +220,7 @@ static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const 
   }
   s->dj.allocate((size_t)s->di[m]);
   s->oj.allocate((size_t)s->oi[m]);
-  s->da.allocate((size_t)s->di[m]);
-  s->oa.allocate((size_t)s->oi[m]);
+  s->allocate_values();
   out->assign = !rbp && (PetscInt)out->pos_own.size() == s->di[m] + s->oi[m]; /* then C's rows are R's own rows */
   if (out->assign) {
     out->pos_own.clear();
@@ -196,7 +232,7 @@ static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const 
     merge(i, [&](PetscInt g, PetscInt ko, PetscInt kr) {
       PetscInt p;
       if (g >= cstart && g < cend) s->dj[pd] = g - cstart, p = pd++;
-      else s->oj[po] = g, p = -1 - po++;
+      else s->oj[po] = g, p = s->di[m] + po++;
       if (ko >= 0 && !out->assign) out->pos_own[ko - first] = p;
       if (kr >= 0) out->pos_remote[kr] = p;
     });
@@ -226,7 +262,8 @@ PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterR
           cj.push_back((*L.col_global)[R.colidx[k]]);
         }
       }
-      MatClusterRemoteValues_Private(R, L.own_row0, m, out->remote_values);
+      if (L.own_in_place) out->remote_values.assign(ci.size(), 0); /* the numeric phase writes them */
+      else MatClusterRemoteValues_Private(R, L.own_row0, m, out->remote_values);
     });
     PetscCall(MatCreate(comm, &out->remote));
     PetscCall(MatSetSizes(out->remote, m, n, M, N));
@@ -236,11 +273,17 @@ PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterR
     PetscCall(MatClusterGetBlocks_Private(out->remote, &rb));
   }
 
+  PetscCheck(!L.own_in_place || L.has_remote, comm, PETSC_ERR_PLIB, "petsc-cluster: values in place need the remote rows' assembly");
   MatClusterCallCXXAllRanks(comm, "assembling C", st = MatClusterMergeRows(L, L.has_remote ? &rb : nullptr, out));
-  out->own_col0 = L.own_col0;
+  out->own_col0     = L.own_col0;
+  out->own_in_place = L.own_in_place; /* pos_own kept: has_remote, so C's rows are not R's (assign false) */
   PetscCall(MatClusterCreateOnStorage_Private(
-    "MatClusterSplitStorage", st, [&](SplitStorage *s, Mat *t) -> PetscErrorCode { return MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, s->di.data(), s->dj.data(), s->da.data(), s->oi.data(), s->oj.data(), s->oa.data(), t); }, T));
-  PetscCall(MatClusterResultValues(*out, R, *T));
+    "MatClusterSplitStorage", st, [&](SplitStorage *s, Mat *t) -> PetscErrorCode { return MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, s->di.data(), s->dj.data(), s->da(), s->oi.data(), s->oj.data(), s->oa(), t); }, T));
+  if (L.own_in_place) { /* zeros: the numeric phase writes the values */
+    MatClusterResultScatter s;
+    PetscCall(MatClusterResultScatterBegin_Private(*out, *T, &s));
+    PetscCall(MatClusterResultScatterEnd_Private(*T, &s));
+  } else PetscCall(MatClusterResultValues(*out, R, *T));
   PetscCall(MatAssemblyBegin(*T, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*T, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
@@ -253,5 +296,27 @@ PetscErrorCode MatClusterResultNumeric_Private(MatClusterResultAssembly &out, co
   PetscCall(MatClusterResultValues(out, R, C));
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatClusterResultScatterBegin_Private(MatClusterResultAssembly &out, Mat C, MatClusterResultScatter *s)
+{
+  PetscInt nnz = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatClusterResultArray(C, &s->values, &nnz));
+  /* entries the kernel does not reach (only other ranks', a forced diagonal) stay 0 */
+  std::fill(s->values, s->values + nnz, (PetscScalar)0);
+  std::fill(out.remote_values.begin(), out.remote_values.end(), (PetscScalar)0);
+  s->row0 = out.own_row0;
+  s->rows = C->rmap->n;
+  s->pos  = out.pos_own.data();
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatClusterResultScatterEnd_Private(Mat C, MatClusterResultScatter *s)
+{
+  PetscFunctionBegin;
+  PetscCall(MatClusterResultArrayRestore(C, &s->values));
   PetscFunctionReturn(0);
 }

@@ -179,6 +179,22 @@ static PetscErrorCode MatClusterRightOperand(MatProductCluster_MPIAIJ *d, const 
   PetscFunctionReturn(0);
 }
 
+/* Pieced PtAP: the local product's numeric phase, its own rows' values written straight into C's
+   (out's) arrays, the others' into the COO values sent to their owners */
+static PetscErrorCode MatClusterPiecedNumeric(MatProductCluster_MPIAIJ *d, Mat A, Mat X, Mat out)
+{
+  MPI_Comm                          comm = PetscObjectComm((PetscObject)A);
+  std::vector<MatClusterPiecedView> pieces;
+  MatClusterResultScatter           s;
+
+  PetscFunctionBegin;
+  PetscCall(d->pieced_operands(A, X, &pieces));
+  PetscCall(MatClusterResultScatterBegin_Private(d->out, out, &s));
+  MatClusterCallCXXAllRanks(comm, "numeric phase", d->at_plan.numeric(pieces, d->at.view(), d->out.remote_values.data(), &s));
+  PetscCall(MatClusterResultScatterEnd_Private(out, &s));
+  PetscFunctionReturn(0);
+}
+
 /* Makes T, d's product of ops as an MPIAIJ on our arrays (values too when fuse, zeros otherwise),
    and the plans to refresh it */
 static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, const MatClusterOperands &ops, const pcluster::SpgemmOptions &opts, bool fuse, bool force_diagonal, Mat *T)
@@ -187,7 +203,7 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   MPI_Comm                          comm = PetscObjectComm((PetscObject)A);
   const MatClusterProductTypeInfo  *info = d->info;
   const MatClusterMPIFormulation    form = info->mpi_formulation;
-  PetscLogDouble                    t0, t1 = 0, t2, t3;
+  PetscLogDouble                    t0, t1 = 0, t2, t3, t4;
   PetscInt                          rbs, cbs;
   std::vector<pcluster::BlockSizes> bs(2);
   const auto                        bsof = [](Mat X) { return pcluster::BlockSizes{(int)PetscAbs(X->rmap->bs), (int)PetscAbs(X->cmap->bs)}; };
@@ -225,13 +241,11 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
     bs[1] = bsof(form == kLocalAtB ? B : right);
     if (form == kLocalAB) PetscClusterCallCXX(comm, "symbolic phase", local(pcluster::ProductType::AB, d->ab_operands(), d->ab_plan, d->ab, d->a.csr.nrows, d->right.csr.ncols));
     if (form == kLocalAtB) PetscClusterCallCXX(comm, "symbolic phase", local(pcluster::ProductType::AtB, d->at_operands(), d->at_plan, d->at, d->a.csr.ncols, d->right.csr.ncols));
-    if (d->pieced) {
+    if (d->pieced) { /* R's pattern: its own rows' values go straight into C (below) */
       PetscClusterCallCXX(comm, "symbolic phase", {
         MatClusterCsr &R = d->at;
         d->at_plan       = MatClusterPlan::symbolic(pcluster::ProductType::PtAP, pieces, o, R.rowptr, R.colidx);
         R.nrows = R.ncols = d->right.csr.ncols;
-        R.values.assign(R.colidx.size(), 0);
-        if (fuse) d->at_plan.numeric(pieces, R.view(), R.values.data());
       });
     } else if (form == kLocalPtAP) {
       PetscClusterCallCXX(comm, "symbolic phase", {
@@ -262,6 +276,7 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   L.own_col0                    = d->right.own_col0;
   L.has_remote                  = remote;
   L.force_diagonal              = force_diagonal;
+  L.own_in_place                = d->pieced;
   L.rmap                        = MatClusterSideLayout_Private(ops.mats, info->result_rows);
   L.cmap                        = MatClusterSideLayout_Private(ops.mats, info->result_cols);
   L.threads                     = opts.num_threads;
@@ -269,8 +284,15 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   MatClusterResultBlockSizes_Private(info, ops.mats, &rbs, &cbs);
   PetscCall(MatSetBlockSizes(*T, rbs, cbs));
   PetscCall(PetscTime(&t3));
+  if (d->pieced && fuse) { /* the values, now that C has its place for them */
+    PetscCall(PetscLogEventBegin(MAT_ClusterSym, A, B, 0, 0));
+    PetscCall(MatClusterPiecedNumeric(d, A, right, *T));
+    PetscCall(PetscLogEventEnd(MAT_ClusterSym, A, B, 0, 0));
+    PetscCall(MatClusterResultNumeric_Private(d->out, d->result(), *T));
+  }
+  PetscCall(PetscTime(&t4));
   d->seconds_fetch             = t1 - t0;
-  d->seconds_local             = t2 - t1;
+  d->seconds_local             = (t2 - t1) + (t4 - t3);
   d->seconds_assembly          = t3 - t2;
   d->base.values_from_symbolic = fuse;
   PetscFunctionReturn(0);
@@ -281,20 +303,18 @@ static PetscErrorCode MatClusterMPIProductNumeric(MatProductCluster_MPIAIJ *d, c
 {
   Mat      A = ops[0], B = ops[1], right = NULL;
   MPI_Comm comm = PetscObjectComm((PetscObject)A);
-  std::vector<MatClusterPiecedView> pieces;
 
   PetscFunctionBegin;
   PetscCall(MatClusterRightOperand(d, ops, NULL, false, false, &right));
   PetscCall(MatClusterLocalRowsRefresh_Private(A, &d->a));
   PetscCall(MatClusterLocalRowsRefresh_Private(d->fetches() ? right : B, &d->right));
-  if (d->pieced) PetscCall(d->pieced_operands(A, right, &pieces));
   PetscCall(PetscLogEventBegin(MAT_ClusterNum, A, B, out, 0));
+  if (d->pieced) PetscCall(MatClusterPiecedNumeric(d, A, right, out));
   const MatClusterCsr &R = d->result();
   MatClusterCallCXXAllRanks(comm, "numeric phase", {
     if (d->has_ab()) d->ab_plan.numeric(d->ab_operands(), d->ab.view(), d->ab.values.data());
-    if (d->pieced) d->at_plan.numeric(pieces, d->at.view(), d->at.values.data());
-    else if (d->has_at()) d->at_plan.numeric(d->at_operands(), d->at.view(), d->at.values.data());
-    if (d->out.remote) MatClusterRemoteValues_Private(R, d->out.own_row0, out->rmap->n, d->out.remote_values);
+    if (d->has_at() && !d->pieced) d->at_plan.numeric(d->at_operands(), d->at.view(), d->at.values.data());
+    if (d->out.remote && !d->pieced) MatClusterRemoteValues_Private(R, d->out.own_row0, out->rmap->n, d->out.remote_values);
   });
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)((d->has_ab() ? d->ab_plan.flops() : 0) + (d->has_at() ? d->at_plan.flops() : 0))));
   PetscCall(PetscLogEventEnd(MAT_ClusterNum, A, B, out, 0));

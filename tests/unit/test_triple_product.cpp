@@ -231,6 +231,42 @@ TEST_CASE("fused PtAP on pieced operands (a rank's MPIAIJ blocks): the CSR produ
   }
 }
 
+TEST_CASE("pieced PtAP's numeric writes a range of C's rows through positions into another array, the others compactly", "[triple]")
+{
+  const I n = 12;
+  const Csr A = poisson3d_7pt<I, double>(n), P = smoothed_aggregation(A, n);
+  const I N = A.nrows, r0 = N / 3, r1 = 2 * N / 3, m = P.ncols, d0 = m / 4, d1 = m / 2;
+  const Pieces a = piece(A, r0, r1, r0, r1), p = piece(P, r0, r1, d0, d1);
+  const std::vector<PiecedView<I, double>> ops{a.view(r0, r1, r0), p.view(r0, r1, d0)};
+  const Result csr = run(ProductType::PtAP, {A.view(), P.view()}, {A.view(), P.view()}, TripleForm::Fused, 1);
+  const I s0 = m / 3, s1 = 2 * m / 3; // C's rows [s0, s1) scattered
+  const I lo = csr.rowptr[s0], hi = csr.rowptr[s1], nnz = csr.rowptr[m];
+  // their entries at reversed positions of an array twice as long, every other place a hole
+  std::vector<I> pos(static_cast<std::size_t>(hi - lo));
+  for (I e = lo; e < hi; ++e) pos[e - lo] = 2 * (hi - 1 - e) + 1;
+  for (int threads : {1, 2, 4}) {
+    INFO(threads << " threads");
+    SpgemmOptions o;
+    o.num_threads = threads;
+    std::vector<I> ci, cj;
+    auto plan = ProductPlan<I, double>::symbolic(ProductType::PtAP, ops, o, ci, cj);
+    REQUIRE(pctest::same_bits(ci, csr.rowptr));
+    std::vector<double> scattered(static_cast<std::size_t>(2 * (hi - lo)), 7.0), others(static_cast<std::size_t>(nnz - (hi - lo)), -1.0);
+    ResultScatter<I, double> sc;
+    sc.row0 = s0;
+    sc.rows = s1 - s0;
+    sc.pos = pos.data();
+    sc.values = scattered.data();
+    plan.numeric(ops, CsrView<I, double>{m, m, ci.data(), cj.data(), nullptr}, others.data(), &sc);
+    for (I e = 0; e < nnz; ++e) {
+      INFO("entry " << e);
+      const double got = e < lo ? others[e] : e >= hi ? others[e - (hi - lo)] : scattered[pos[e - lo]];
+      CHECK(got == Approx(csr.values[e]).epsilon(1e-13).margin(1e-13));
+    }
+    for (I q = 0; q < 2 * (hi - lo); q += 2) CHECK(scattered[q] == 7.0); // the holes stay as they were
+  }
+}
+
 TEST_CASE("pieced operands: only the fused PtAP takes them; a column twice is named", "[triple]")
 {
   const I n = 6;
