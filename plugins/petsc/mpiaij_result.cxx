@@ -33,35 +33,37 @@ struct SplitStorage {
   void                  allocate_values() { a.allocate((size_t)pcluster::checked_index<PetscInt>((pcluster::Count)di.back() + oi.back(), "nnz of C on this rank")); }
 };
 
-/* C's values, diagonal block then off-diagonal block, as SplitStorage made them */
-static PetscErrorCode MatClusterResultArray(Mat C, PetscScalar **a, PetscInt *nnz)
+/* C's blocks and values (diagonal block then off-diagonal block, one array, as SplitStorage made them) */
+struct ResultArrays {
+  MatClusterCsrView d, o;
+  PetscScalar      *a = nullptr;
+  PetscScalar      *oa() const { return a + d.nnz(); }
+};
+
+static PetscErrorCode MatClusterResultArrays(Mat C, ResultArrays *r)
 {
-  Mat               Cd, Co;
-  MatClusterCsrView vd, vo;
-  PetscScalar      *da, *oa;
+  Mat          Cd, Co;
+  PetscScalar *oa;
 
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, &Co, NULL));
-  PetscCall(MatClusterSeqAIJGetCsrView_Private(Cd, "C", &vd));
-  PetscCall(MatClusterSeqAIJGetCsrView_Private(Co, "C", &vo));
-  PetscCall(MatSeqAIJGetArrayWrite(Cd, &da));
+  PetscCall(MatClusterSeqAIJGetCsrView_Private(Cd, "C", &r->d));
+  PetscCall(MatClusterSeqAIJGetCsrView_Private(Co, "C", &r->o));
+  PetscCall(MatSeqAIJGetArrayWrite(Cd, &r->a));
   PetscCall(MatSeqAIJGetArrayWrite(Co, &oa));
-  PetscCheck(oa == da + vd.nnz(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "petsc-cluster: C's values are no longer where the product put them");
-  *a   = da;
-  *nnz = (PetscInt)(vd.nnz() + vo.nnz());
+  PetscCheck(oa == r->oa(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "petsc-cluster: C's values are no longer where the product put them");
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatClusterResultArrayRestore(Mat C, PetscScalar **a)
+static PetscErrorCode MatClusterResultArraysRestore(Mat C, ResultArrays *r)
 {
   Mat          Cd, Co;
-  PetscScalar *da = *a, *oa = NULL;
+  PetscScalar *oa = r->oa();
 
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, &Co, NULL));
-  PetscCall(MatSeqAIJRestoreArrayWrite(Cd, &da));
+  PetscCall(MatSeqAIJRestoreArrayWrite(Cd, &r->a));
   PetscCall(MatSeqAIJRestoreArrayWrite(Co, &oa));
-  *a = NULL;
   PetscFunctionReturn(0);
 }
 } // namespace
@@ -69,17 +71,12 @@ static PetscErrorCode MatClusterResultArrayRestore(Mat C, PetscScalar **a)
 /* C's values from R (its own rows) and, for A^T*B and P^T*A*P, from the rows other ranks sent */
 static PetscErrorCode MatClusterResultValues(const MatClusterResultAssembly &out, const MatClusterCsr &R, Mat C)
 {
-  Mat               Cd, Co;
-  MatClusterCsrView vd, vo;
-  PetscScalar      *da, *oa;
+  ResultArrays ra;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, &Co, NULL));
-  PetscCall(MatClusterSeqAIJGetCsrView_Private(Cd, "C", &vd));
-  PetscCall(MatClusterSeqAIJGetCsrView_Private(Co, "C", &vo));
-  PetscCall(MatSeqAIJGetArrayWrite(Cd, &da));
-  PetscCall(MatSeqAIJGetArrayWrite(Co, &oa));
-  PetscCheck(oa == da + vd.nnz(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "petsc-cluster: C's values are no longer where the product put them");
+  PetscCall(MatClusterResultArrays(C, &ra));
+  const MatClusterCsrView &vd = ra.d, &vo = ra.o;
+  PetscScalar *const       da = ra.a, *const oa = ra.oa();
   const PetscInt     count = (PetscInt)out.pos_own.size();
   const PetscInt    *pos   = out.pos_own.data();
   const PetscScalar *v     = out.own_in_place ? NULL : R.values.data() + (out.own_row0 < R.nrows ? R.rowptr[out.own_row0] : 0);
@@ -97,8 +94,7 @@ static PetscErrorCode MatClusterResultValues(const MatClusterResultAssembly &out
     }
   } else {
     if (!out.own_in_place) { /* (else the kernel wrote the own rows in place) */
-      std::fill(da, da + vd.nnz(), (PetscScalar)0);
-      std::fill(oa, oa + vo.nnz(), (PetscScalar)0);
+      std::fill(da, da + vd.nnz() + vo.nnz(), (PetscScalar)0);
 #pragma omp parallel for schedule(static) num_threads(nt)
       for (PetscInt k = 0; k < count; ++k) da[pos[k]] += v[k]; /* positions are distinct; oa follows da */
     }
@@ -110,8 +106,7 @@ static PetscErrorCode MatClusterResultValues(const MatClusterResultAssembly &out
       for (PetscInt k = 0; k < nr; ++k) da[pr[k]] += k < nd ? rb.d.values[k] : rb.o.values[k - nd];
     }
   }
-  PetscCall(MatSeqAIJRestoreArrayWrite(Cd, &da));
-  PetscCall(MatSeqAIJRestoreArrayWrite(Co, &oa));
+  PetscCall(MatClusterResultArraysRestore(C, &ra));
   PetscFunctionReturn(0);
 }
 
@@ -301,22 +296,30 @@ PetscErrorCode MatClusterResultNumeric_Private(MatClusterResultAssembly &out, co
 
 PetscErrorCode MatClusterResultScatterBegin_Private(MatClusterResultAssembly &out, Mat C, MatClusterResultScatter *s)
 {
-  PetscInt nnz = 0;
+  ResultArrays ra;
 
   PetscFunctionBegin;
-  PetscCall(MatClusterResultArray(C, &s->values, &nnz));
+  PetscCall(MatClusterResultArrays(C, &ra));
   /* entries the kernel does not reach (only other ranks', a forced diagonal) stay 0 */
-  std::fill(s->values, s->values + nnz, (PetscScalar)0);
+  std::fill(ra.a, ra.a + ra.d.nnz() + ra.o.nnz(), (PetscScalar)0);
   std::fill(out.remote_values.begin(), out.remote_values.end(), (PetscScalar)0);
-  s->row0 = out.own_row0;
-  s->rows = C->rmap->n;
-  s->pos  = out.pos_own.data();
+  s->row0   = out.own_row0;
+  s->rows   = C->rmap->n;
+  s->pos    = out.pos_own.data();
+  s->values = ra.a;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode MatClusterResultScatterEnd_Private(Mat C, MatClusterResultScatter *s)
 {
+  ResultArrays ra;
+  Mat          Cd;
+
   PetscFunctionBegin;
-  PetscCall(MatClusterResultArrayRestore(C, &s->values));
+  PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, NULL, NULL));
+  PetscCall(MatClusterSeqAIJGetCsrView_Private(Cd, "C", &ra.d)); /* where the off-diagonal values start */
+  ra.a = s->values;
+  PetscCall(MatClusterResultArraysRestore(C, &ra));
+  s->values = NULL;
   PetscFunctionReturn(0);
 }
