@@ -66,19 +66,24 @@ double seconds_since(std::chrono::steady_clock::time_point t0)
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Columns in range and unique within each row: what the fused triple product relies on in a
-// pieced operand (validate() checks a CsrView's sortedness too).
+// Columns in range, unique within each row, and each part of a row sorted: what the fused triple
+// product relies on in a pieced operand (validate() checks a CsrView).
 template <class I, class V>
 void validate_pieced(const PiecedView<I, V> &M, const char *name)
 {
   std::vector<I> seen(static_cast<std::size_t>(M.ncols), I(-1));
-  for (I i = 0; i < M.nrows; ++i)
+  const auto fail = [&](I i, const std::string &what) { throw std::invalid_argument(std::string(name) + ": row " + std::to_string(i) + " " + what); };
+  for (I i = 0; i < M.nrows; ++i) {
     M.for_each(i, [&](I c, V) {
-      if (c < 0 || c >= M.ncols || seen[c] == i)
-        throw std::invalid_argument(std::string(name) + ": row " + std::to_string(i) + " has column " + std::to_string(c) +
-                                    (c < 0 || c >= M.ncols ? " out of range [0, " + std::to_string(M.ncols) + ")" : " twice"));
+      if (c < 0 || c >= M.ncols) fail(i, "has column " + std::to_string(c) + " out of range [0, " + std::to_string(M.ncols) + ")");
+      if (seen[c] == i) fail(i, "has column " + std::to_string(c) + " twice");
       seen[c] = i;
     });
+    M.for_each_part(i, [&](const I *first, const I *last, I col0, const I *colmap) {
+      for (const I *c = first; c < last; ++c)
+        if ((colmap ? colmap[c[1]] : col0 + c[1]) <= (colmap ? colmap[c[0]] : col0 + c[0])) fail(i, "is not sorted within a part (block)");
+    });
+  }
 }
 
 } // namespace
@@ -188,11 +193,15 @@ struct ProductPlan<I, V>::Impl {
       std::vector<V> all(static_cast<std::size_t>(C.nnz())); // then put where scatter says
       faulty.numeric_done(all.data());
       const I lo = C.rowptr[scatter->row0], hi = C.rowptr[scatter->row0 + scatter->rows];
-      for (I e = 0; e < static_cast<I>(C.nnz()); ++e) {
-        if (e < lo) c_values[e] = all[e];
-        else if (e >= hi) c_values[e - (hi - lo)] = all[e];
-        else scatter->values[scatter->pos[e - lo]] = all[e];
-      }
+      for (I i = 0; i < C.nrows; ++i)
+        for (I e = C.rowptr[i]; e < C.rowptr[i + 1]; ++e) {
+          const I r = i - scatter->row0, t = e - C.rowptr[i];
+          const I *const g = scatter->runs + 5 * static_cast<std::ptrdiff_t>(r);
+          if (e < lo) c_values[e] = all[e];
+          else if (e >= hi) c_values[e - (hi - lo)] = all[e];
+          else if (g[0] < 0) scatter->values[scatter->pos[g[2] + t]] = all[e];
+          else scatter->values[t < g[0] ? g[2] + t : t < g[1] ? g[3] + t - g[0] : g[4] + t - g[1]] = all[e];
+        }
       return;
     }
 #endif
@@ -360,7 +369,7 @@ void ProductPlan<I, V>::numeric(const std::vector<PiecedView<I, V>> &ops, const 
   if (C.nrows != ops[1].ncols || C.ncols != ops[1].ncols || C.nnz() != im.nnz_result)
     throw std::invalid_argument("PtAP numeric: the result's pattern is not the one the symbolic phase produced");
   const detail::ScopedMaxThreads team(im.options.num_threads);
-  if (scatter && (scatter->row0 < 0 || scatter->rows < 0 || scatter->row0 + scatter->rows > C.nrows || (scatter->rows > 0 && !scatter->pos)))
+  if (scatter && (scatter->row0 < 0 || scatter->rows < 0 || scatter->row0 + scatter->rows > C.nrows || (scatter->rows > 0 && !scatter->runs)))
     throw std::invalid_argument("PtAP numeric: the scattered rows are not rows of the result");
   im.triple_numeric(im.steps.front(), detail::TripleOperands<I, V, PiecedView<I, V>>{ops[0], ops[1], {}}, C, c_values, scatter);
 }

@@ -58,6 +58,22 @@ inline void for_each_entry(const PiecedView<I, V> &M, I i, F &&f)
 {
   M.for_each(i, f);
 }
+// Widens [lo, hi] to hold row i's columns: from the ends of its sorted parts, not entry by entry.
+template <class I, class V>
+inline void widen_to_row(const CsrView<I, V> &M, I i, I &lo, I &hi)
+{
+  if (M.rowptr[i] == M.rowptr[i + 1]) return;
+  lo = std::min(lo, M.colidx[M.rowptr[i]]);
+  hi = std::max(hi, M.colidx[M.rowptr[i + 1] - 1]);
+}
+template <class I, class V>
+inline void widen_to_row(const PiecedView<I, V> &M, I i, I &lo, I &hi)
+{
+  M.for_each_part(i, [&](const I *first, const I *last, I col0, const I *colmap) {
+    lo = std::min(lo, colmap ? colmap[*first] : col0 + *first);
+    hi = std::max(hi, colmap ? colmap[*last] : col0 + *last);
+  });
+}
 template <class I, class V>
 bool has_values(const CsrView<I, V> &M) { return M.values != nullptr; }
 template <class I, class V>
@@ -281,14 +297,26 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
     // Rows [s0, s1) are scattered (through pos, into diag and offdiag); the others' values are
     // c_values, entry e at e - shift(i) (their entries before the scattered rows', then after)
     const I s0 = scatter ? scatter->row0 : 0, s1 = scatter ? scatter->row0 + scatter->rows : 0, gap = cptr[s1] - cptr[s0];
-    const I *const pos = scatter ? scatter->pos - cptr[s0] : nullptr; // by entry of C
     V *const scattered_values = scatter ? scatter->values : nullptr;
     const auto shift = [&](I i) { return i < s0 ? I(0) : gap; };
-    const auto target = [&](I e) -> V & { return scattered_values[pos[e]]; };
+    // Entries [e0, e1) of scattered row i: f(e, where its value goes) for each (runs, or positions)
+    const auto for_each_slot = [&](I i, I e0, I e1, auto &&f) {
+      const I *const g = scatter->runs + 5 * static_cast<std::ptrdiff_t>(i - s0);
+      const I b = cptr[i];
+      if (g[0] < 0) {
+        const I *const pos = scatter->pos + g[2] - b;
+        for (I e = e0; e < e1; ++e) f(e, scattered_values[pos[e]]);
+        return;
+      }
+      const I cut1 = b + g[0], cut2 = b + g[1];
+      V *const __restrict v = scattered_values;
+      for (I e = e0; e < std::min(e1, cut1); ++e) f(e, v[g[2] + (e - b)]);
+      for (I e = std::max(e0, cut1); e < std::min(e1, cut2); ++e) f(e, v[g[3] + (e - cut1)]);
+      for (I e = std::max(e0, cut2); e < e1; ++e) f(e, v[g[4] + (e - cut2)]);
+    };
     for (const auto &[r0, r1] : {std::make_pair(c0, std::min(c1, s0)), std::make_pair(std::max(c0, s1), c1)})
       if (r0 < r1) std::fill(c_values + cptr[r0] - shift(r0), c_values + cptr[r1] - shift(r0), V(0));
-    for (I i = std::max(c0, s0); i < std::min(c1, s1); ++i)
-      for (I e = cptr[i]; e < cptr[i + 1]; ++e) target(e) = V(0);
+    for (I i = std::max(c0, s0); i < std::min(c1, s1); ++i) for_each_slot(i, cptr[i], cptr[i + 1], [](I, V &slot) { slot = V(0); });
     std::vector<V> acc_v(static_cast<std::size_t>(P.ncols), V(0)); // (A*P)(k,:), zero outside its pattern between rows
     V *const __restrict acc = acc_v.data();
     std::unique_ptr<Stamps> exact; // a non-finite P(k,i): the pattern of (A*P)(k,:), made for that row
@@ -309,11 +337,8 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
         lo = P.ncols;
         hi = -1;
         for_each_entry(A, k, [&](I j, V a) {
-          for_each_entry(P, j, [&](I c, V p) {
-            lo = std::min(lo, c);
-            hi = std::max(hi, c);
-            acc[c] += a * p;
-          });
+          widen_to_row(P, j, lo, hi);
+          for_each_entry(P, j, [&](I c, V p) { acc[c] += a * p; });
         });
       } else
         for_each_entry(A, k, [&](I j, V a) { for_each_entry(P, j, [&](I c, V p) { acc[c] += a * p; }); });
@@ -323,24 +348,31 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
         const I *const b = std::lower_bound(ccol + cptr[i], ccol + cptr[i + 1], lo);
         return std::make_pair(static_cast<I>(b - ccol), static_cast<I>(std::upper_bound(b, ccol + cptr[i + 1], hi) - ccol));
       };
+      // p * 0 would be NaN for a non-finite p: its entries of C(i,:) [e0, e1) take only the row's own
+      // pattern (rare: out of the loop below)
+      const auto add_exact = [&](I i, I e0, I e1, V p) __attribute__((noinline)) {
+        if (!exact) exact = std::make_unique<Stamps>(static_cast<std::size_t>(P.ncols));
+        pattern.resize(static_cast<std::size_t>(ap_row_flops(ops, k)));
+        ap_row_pattern(ops, k, *exact, pattern.data());
+        const std::uint32_t now = exact->current();
+        const auto add = [&](I e, V &slot) {
+          if (exact->data()[ccol[e]] == now) slot += p * acc[ccol[e]];
+        };
+        if (i >= s0 && i < s1) for_each_slot(i, e0, e1, add);
+        else
+          for (I e = e0; e < e1; ++e) add(e, c_values[e - shift(i)]);
+      };
       I last = -1; // a row of C this thread adds (A*P)(k,:) to
       for_each_entry(P, k, [&](I i, V p) {
         if (i < c0 || i >= c1) return;
         last = i;
         const auto [e0, e1] = span(i);
-        const bool scattered = i >= s0 && i < s1;
-        V *const __restrict cv = c_values - shift(i);
-        if (!std::isfinite(p)) { // p * 0 would be NaN: only the row's own pattern
-          if (!exact) exact = std::make_unique<Stamps>(static_cast<std::size_t>(P.ncols));
-          pattern.resize(static_cast<std::size_t>(ap_row_flops(ops, k)));
-          ap_row_pattern(ops, k, *exact, pattern.data());
-          const std::uint32_t now = exact->current();
-          for (I e = e0; e < e1; ++e)
-            if (exact->data()[ccol[e]] == now) (scattered ? target(e) : cv[e]) += p * acc[ccol[e]];
-        } else if (scattered)
-          for (I e = e0; e < e1; ++e) target(e) += p * acc[ccol[e]];
-        else
+        if (!std::isfinite(p)) add_exact(i, e0, e1, p);
+        else if (scatter && i >= s0 && i < s1) for_each_slot(i, e0, e1, [&](I e, V &slot) { slot += p * acc[ccol[e]]; });
+        else {
+          V *const __restrict cv = c_values - shift(i);
           for (I e = e0; e < e1; ++e) cv[e] += p * acc[ccol[e]];
+        }
       });
       const auto [z0, z1] = span(last); // C(i,:) holds (A*P)(k,:)'s pattern: clear the accumulator there
       for (I e = z0; e < z1; ++e) acc[ccol[e]] = V(0);

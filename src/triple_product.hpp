@@ -22,6 +22,11 @@
 // any number of threads; a non-finite P(k,i) (whose product with 0 is NaN) takes the row's exact
 // pattern instead.
 //
+// Operands (TripleOperands): CSR views, or PiecedView (a rank's rows of MPIAIJ matrices, read in
+// place from PETSc's diagonal and off-diagonal blocks and the fetched rows); neither needs sorted
+// rows. A numeric phase may write a range of C's rows elsewhere through positions (ResultScatter:
+// a rank's own rows, straight into its part of the distributed C), the other rows compactly.
+//
 // Workspace per thread (m = C's columns, n = A's columns): symbolic: 4 (n + m) bytes of stamps, a
 // row of (Pt A) and the thread's rows of C's pattern until they are copied to C (at most twice
 // that, growing); numeric: V m bytes of accumulator.

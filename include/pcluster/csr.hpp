@@ -41,7 +41,9 @@ struct CsrView {
 // (column c is diag_col0 + c) and off-diagonal block (column c is offdiag_colmap[c]), the other rows
 // (fetched from other ranks) from `other`, in order: a row i before the own rows is other's row i,
 // one after them other's row i - own_rows. offdiag and other may be empty (rowptr nullptr). Within a
-// row, columns are unique, in any order. values nullptr (in every part): a pattern, every entry 1.
+// row, columns are unique; each part's rows are sorted and offdiag_colmap is increasing (as PETSc
+// keeps them), so each part of a row is sorted, not the row. values nullptr (in every part): a
+// pattern, every entry 1.
 template <class I, class V>
 struct PiecedView {
   I nrows = 0;
@@ -77,6 +79,21 @@ struct PiecedView {
       const I q = r < 0 ? i : i - own_rows;
       for (I t = other.rowptr[q]; t < other.rowptr[q + 1]; ++t) f(other.colidx[t], other.values ? other.values[t] : V(1));
     }
+  }
+  // f(first, last, col0, colmap) for each nonempty sorted part of row i: pointers to its first and
+  // last column index, numbered as col0 + c or colmap[c].
+  template <class F>
+  void for_each_part(I i, F &&f) const
+  {
+    const I r = i - own_row0;
+    const auto part = [&](const CsrView<I, V> &M, I q, I col0, const I *colmap) {
+      if (M.rowptr[q] < M.rowptr[q + 1]) f(M.colidx + M.rowptr[q], M.colidx + M.rowptr[q + 1] - 1, col0, colmap);
+    };
+    if (r >= 0 && r < own_rows) {
+      part(diag, r, diag_col0, nullptr);
+      if (offdiag.rowptr) part(offdiag, r, 0, offdiag_colmap);
+    } else if (other.rowptr)
+      part(other, r < 0 ? i : i - own_rows, 0, nullptr);
   }
 
  private:

@@ -61,13 +61,18 @@ template <class I, class V>
 std::array<I, 2> product_dimensions(ProductType type, const std::vector<CsrView<I, V>> &operands);
 
 // Where the numeric phase of a pieced PtAP puts the values of C's rows [row0, row0 + rows) when
-// they belong in another matrix (a rank's own rows of a distributed result, which may hold more
-// entries: those are left alone): entry e of C's pattern goes to values[pos[e - C.rowptr[row0]]].
-// The c_values array then holds the other rows' values only: theirs before row0, then after.
+// they belong in another matrix (a rank's own rows of a distributed result, kept by PETSc as a
+// diagonal and an off-diagonal block, whose rows may hold more entries: those are left alone).
+// Row row0 + r is cut in three runs, each contiguous in values: with g = runs + 5 r, its entries
+// [0, g[0]) go to values[g[2] + t], [g[0], g[1]) to values[g[3] + t - g[0]], the rest to
+// values[g[4] + t - g[1]] (t: the entry's place in its row); g[0] < 0 (the destination's row holds
+// more entries): entry t goes to values[pos[g[2] + t]]. The c_values array then holds the other
+// rows' values only: theirs before row0, then after.
 template <class I, class V>
 struct ResultScatter {
   I row0 = 0, rows = 0;
-  const I *pos = nullptr;
+  const I *runs = nullptr; // 5 a row
+  const I *pos = nullptr;  // for the rows with g[0] < 0 only
   V *values = nullptr;
 };
 

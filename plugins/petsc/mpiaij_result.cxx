@@ -235,6 +235,31 @@ static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const 
   return s.release();
 }
 
+/* own_in_place: where the kernel writes R's own rows (pcluster::ResultScatter): a row of C that is
+   R's row (the usual case) takes it in three runs (the off-diagonal entries left of the diagonal
+   block, the block, the rest), so the kernel's updates need no position each; a row with more
+   entries (from other ranks, a forced diagonal) keeps its positions. pos_own is freed. */
+static void MatClusterOwnRuns(const MatClusterResultLayout &L, const SplitStorage &s, MatClusterResultAssembly *out)
+{
+  const MatClusterCsr &R     = *L.R;
+  const PetscInt       m     = L.rmap->n, first = m ? R.rowptr[L.own_row0] : 0, nnz_d = s.di.back();
+  std::vector<PetscInt> &g   = out->runs_own;
+  g.resize((size_t)m * 5);
+  out->pos_irregular.clear();
+  for (PetscInt i = 0; i < m; ++i) {
+    const PetscInt k0 = R.rowptr[L.own_row0 + i], k1 = R.rowptr[L.own_row0 + i + 1], nd = s.di[i + 1] - s.di[i];
+    PetscInt      *r = g.data() + 5 * (size_t)i;
+    if (k1 - k0 == nd + s.oi[i + 1] - s.oi[i]) {
+      const PetscInt nleft = (PetscInt)(std::lower_bound(R.colidx.data() + k0, R.colidx.data() + k1, L.own_col0) - (R.colidx.data() + k0));
+      r[0] = nleft, r[1] = nleft + nd, r[2] = nnz_d + s.oi[i], r[3] = s.di[i], r[4] = nnz_d + s.oi[i] + nleft;
+    } else {
+      r[0] = -1, r[1] = 0, r[2] = (PetscInt)out->pos_irregular.size(), r[3] = r[4] = 0;
+      out->pos_irregular.insert(out->pos_irregular.end(), out->pos_own.begin() + (k0 - first), out->pos_own.begin() + (k1 - first));
+    }
+  }
+  std::vector<PetscInt>().swap(out->pos_own);
+}
+
 PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterResultLayout &L, MatClusterResultAssembly *out, Mat *T)
 {
   const MatClusterCsr &R = *L.R;
@@ -271,10 +296,11 @@ PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterR
   PetscCheck(!L.own_in_place || L.has_remote, comm, PETSC_ERR_PLIB, "petsc-cluster: values in place need the remote rows' assembly");
   MatClusterCallCXXAllRanks(comm, "assembling C", st = MatClusterMergeRows(L, L.has_remote ? &rb : nullptr, out));
   out->own_col0     = L.own_col0;
-  out->own_in_place = L.own_in_place; /* pos_own kept: has_remote, so C's rows are not R's (assign false) */
+  out->own_in_place = L.own_in_place; /* pos_own made: has_remote, so C's rows are not R's (assign false) */
   PetscCall(MatClusterCreateOnStorage_Private(
     "MatClusterSplitStorage", st, [&](SplitStorage *s, Mat *t) -> PetscErrorCode { return MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, s->di.data(), s->dj.data(), s->da(), s->oi.data(), s->oj.data(), s->oa(), t); }, T));
-  if (L.own_in_place) { /* zeros: the numeric phase writes the values */
+  if (L.own_in_place) { /* zeros: the numeric phase writes the values (st: now T's) */
+    MatClusterCallCXXAllRanks(comm, "assembling C", MatClusterOwnRuns(L, *st, out));
     MatClusterResultScatter s;
     PetscCall(MatClusterResultScatterBegin_Private(*out, *T, &s));
     PetscCall(MatClusterResultScatterEnd_Private(*T, &s));
@@ -305,7 +331,8 @@ PetscErrorCode MatClusterResultScatterBegin_Private(MatClusterResultAssembly &ou
   std::fill(out.remote_values.begin(), out.remote_values.end(), (PetscScalar)0);
   s->row0   = out.own_row0;
   s->rows   = C->rmap->n;
-  s->pos    = out.pos_own.data();
+  s->runs   = out.runs_own.data();
+  s->pos    = out.pos_irregular.data();
   s->values = ra.a;
   PetscFunctionReturn(0);
 }

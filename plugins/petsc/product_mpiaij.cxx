@@ -20,9 +20,11 @@
    columns both X_rows' columns. In the fused form (the default) A_sq and X_rows are pieced views
    (pcluster::PiecedView): A's and X's own rows are read in place from their diagonal and
    off-diagonal blocks, and only the fetched rows of X are copied, so no local copy of A or P is
-   kept (measured, p7 n=80 on 2 ranks: 95 -> 53 MB a rank, for 5-10% more time in the kernel,
-   which reads two blocks a row); the stored form (named cluster schemes, reorderings) runs on
-   copies. R's rows that other ranks own (kLocalAtB, kLocalPtAP) reach them through PETSc's COO
+   kept; and R keeps its pattern only: the kernel writes the values of R's own rows straight into
+   C's arrays (through the assembly's positions) and those of its other rows into the COO values
+   sent to their owners. Measured, p7 n=80 on 2 ranks: 95 -> 41 MB a rank at the peak (allatonce
+   39), for 10-25% more time (the kernel reads two blocks a row and a position per update). The
+   stored form (named cluster schemes, reorderings) runs on copies. R's rows that other ranks own (kLocalAtB, kLocalPtAP) reach them through PETSc's COO
    assembly (mpiaij_result.cxx).
 
    MAT_REUSE_MATRIX: the pieces' values are refreshed, the core's numeric phases rerun (plans,
