@@ -34,6 +34,9 @@ static const char help[] =
   "  -check_tol <tol>       max |C - C_ref| / max |C_ref| allowed (default 1e-10)\n"
   "  -memory <bool>         measure each algorithm's peak memory, below (default true; false skips the\n"
   "                         extra one-shots)\n"
+  "  -max_peak_ratio <r>    exit nonzero if the peak memory of one of ours exceeds r times that of PETSc's\n"
+  "                         -peak_reference algorithm (default: the first of -petsc_algs) in the same run\n"
+  "                         (0, the default: no limit; needs -memory)\n"
   "What is measured, per algorithm (-matmatmult_via / -matptap_via set to it):\n"
   "  one-shot  MatMatMult/MatPtAP(MAT_INITIAL_MATRIX): symbolic + numeric, what a user pays for a new\n"
   "            product; C is destroyed after each one.\n"
@@ -211,9 +214,11 @@ PetscInt64 GlobalNonzeros(Mat M)
 /* The comparison                                                                              */
 
 struct Settings {
-  PetscInt  reps   = 3;
-  PetscReal tol    = 1e-10;
-  PetscBool memory = PETSC_TRUE; /* an extra one-shot per algorithm for its peak memory */
+  PetscInt    reps   = 3;
+  PetscReal   tol    = 1e-10;
+  PetscBool   memory = PETSC_TRUE; /* an extra one-shot per algorithm for its peak memory */
+  PetscReal   max_peak_ratio = 0;  /* > 0: ours may peak at most this times peak_reference's */
+  std::string peak_reference;      /* empty: the first PETSc algorithm */
 };
 
 struct Product {
@@ -354,6 +359,27 @@ PetscErrorCode PrintTable(const Product &pr, const std::vector<Figures> &figs, P
   PetscFunctionReturn(0);
 }
 
+/* -max_peak_ratio: each of ours against PETSc's reference algorithm's peak, in the same run */
+PetscErrorCode CheckPeaks(const Product &pr, const std::vector<Figures> &figs, const Settings &s, bool *any_bad)
+{
+  const std::string ref_name = s.peak_reference.empty() ? pr.petsc.front() : s.peak_reference;
+  const Figures    *ref      = nullptr;
+
+  PetscFunctionBegin;
+  for (const Figures &f : figs)
+    if (!f.ours && f.alg == ref_name) ref = &f;
+  PetscCheck(ref && std::isfinite(ref->peak_mb), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-max_peak_ratio: %s needs PETSc's %s in -petsc_algs, measured", pr.title(), ref_name.c_str());
+  for (const Figures &f : figs) {
+    if (!f.ours) continue;
+    const double ratio = f.peak_mb / ref->peak_mb;
+    const bool   over  = !(ratio <= s.max_peak_ratio); /* NaN (not measured) fails too */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "peak memory %s: %.1f MB = %.2f x %s's %.1f MB (limit %.2f)%s\n", f.alg.c_str(), f.peak_mb, ratio, ref->alg.c_str(), ref->peak_mb, (double)s.max_peak_ratio,
+                          over ? ": OVER THE LIMIT" : ""));
+    *any_bad = *any_bad || over;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The names in `requested` that `accepted` holds, in the order requested */
 std::vector<std::string> Accepted(const std::vector<std::string> &requested, const std::vector<std::string> &accepted)
 {
@@ -422,7 +448,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-reps", "Repetitions (best of)", "", s.reps, &s.reps, NULL));
   PetscCall(PetscOptionsReal("-check_tol", "Max relative error vs the reference", "", s.tol, &s.tol, NULL));
   PetscCall(PetscOptionsBool("-memory", "Measure each algorithm's peak memory in an extra one-shot", "", s.memory, &s.memory, NULL));
+  PetscCall(PetscOptionsReal("-max_peak_ratio", "Exit nonzero if one of ours peaks above this multiple of -peak_reference's peak (0: no limit)", "", s.max_peak_ratio, &s.max_peak_ratio, NULL));
+  PetscCall(PetscOptionsString("-peak_reference", "PETSc's algorithm for -max_peak_ratio (default: the first of -petsc_algs)", "", "", buf, sizeof buf, &set));
+  if (set) s.peak_reference = buf;
   PetscOptionsEnd();
+
+  PetscCheck(s.max_peak_ratio >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-max_peak_ratio %g must be >= 0", (double)s.max_peak_ratio);
+  PetscCheck(s.max_peak_ratio == 0 || s.memory, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-max_peak_ratio needs -memory true");
 
   PetscCheck(s.reps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps %" PetscInt_FMT " must be >= 1", s.reps);
   PetscCheck(agg >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-agg %" PetscInt_FMT " must be >= 1", agg);
@@ -489,9 +521,10 @@ int main(int argc, char **argv)
     PetscCall(RunProduct(pr, s, &figs, &nnz_c));
     PetscCall(PrintTable(pr, figs, nnz_c, s));
     for (const Figures &f : figs) any_bad = any_bad || !f.check.empty();
+    if (s.max_peak_ratio > 0) PetscCall(CheckPeaks(pr, figs, s, &any_bad));
     PetscCall(MatDestroy(&pr.P));
   }
-  if (any_bad) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nmpi_bench: at least one result FAILED its check (exit code 1)\n"));
+  if (any_bad) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nmpi_bench: at least one result FAILED its check or exceeded -max_peak_ratio (exit code 1)\n"));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscFinalize());
   return any_bad ? 1 : 0;
