@@ -195,12 +195,13 @@ struct ProductPlan<I, V>::Impl {
       const I lo = C.rowptr[scatter->row0], hi = C.rowptr[scatter->row0 + scatter->rows];
       for (I i = 0; i < C.nrows; ++i)
         for (I e = C.rowptr[i]; e < C.rowptr[i + 1]; ++e) {
-          const I r = i - scatter->row0, t = e - C.rowptr[i];
-          const I *const g = scatter->runs + 5 * static_cast<std::ptrdiff_t>(r);
           if (e < lo) c_values[e] = all[e];
           else if (e >= hi) c_values[e - (hi - lo)] = all[e];
-          else if (g[0] < 0) scatter->values[scatter->pos[g[2] + t]] = all[e];
-          else scatter->values[t < g[0] ? g[2] + t : t < g[1] ? g[3] + t - g[0] : g[4] + t - g[1]] = all[e];
+          else {
+            const I t = e - C.rowptr[i], *const g = scatter->runs + 5 * static_cast<std::ptrdiff_t>(i - scatter->row0);
+            if (g[0] < 0) scatter->values[scatter->pos[g[2] + t]] = all[e];
+            else scatter->values[t < g[0] ? g[2] + t : t < g[1] ? g[3] + t - g[0] : g[4] + t - g[1]] = all[e];
+          }
         }
       return;
     }

@@ -88,6 +88,7 @@ CsrMatrix<I, V> pattern_transpose(const CsrView<I, V> &P)
 template <class I, class V>
 CsrMatrix<I, V> pattern_transpose(const PiecedView<I, V> &P)
 {
+  checked_index<I>(P.nnz(), "nnz of P's local rows"); // its parts fit the index type, their sum need not
   CsrMatrix<I, V> T;
   T.nrows = P.ncols;
   T.ncols = P.nrows;
@@ -304,8 +305,8 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
       const I *const g = scatter->runs + 5 * static_cast<std::ptrdiff_t>(i - s0);
       const I b = cptr[i];
       if (g[0] < 0) {
-        const I *const pos = scatter->pos + g[2] - b;
-        for (I e = e0; e < e1; ++e) f(e, scattered_values[pos[e]]);
+        const I *const pos = scatter->pos + g[2];
+        for (I e = e0; e < e1; ++e) f(e, scattered_values[pos[e - b]]);
         return;
       }
       const I cut1 = b + g[0], cut2 = b + g[1];
@@ -315,7 +316,7 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
       for (I e = std::max(e0, cut2); e < e1; ++e) f(e, v[g[4] + (e - cut2)]);
     };
     for (const auto &[r0, r1] : {std::make_pair(c0, std::min(c1, s0)), std::make_pair(std::max(c0, s1), c1)})
-      if (r0 < r1) std::fill(c_values + cptr[r0] - shift(r0), c_values + cptr[r1] - shift(r0), V(0));
+      if (r0 < r1) std::fill(c_values + (cptr[r0] - shift(r0)), c_values + (cptr[r1] - shift(r0)), V(0));
     for (I i = std::max(c0, s0); i < std::min(c1, s1); ++i) for_each_slot(i, cptr[i], cptr[i + 1], [](I, V &slot) { slot = V(0); });
     std::vector<V> acc_v(static_cast<std::size_t>(P.ncols), V(0)); // (A*P)(k,:), zero outside its pattern between rows
     V *const __restrict acc = acc_v.data();
@@ -370,8 +371,9 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
         if (!std::isfinite(p)) add_exact(i, e0, e1, p);
         else if (scatter && i >= s0 && i < s1) for_each_slot(i, e0, e1, [&](I e, V &slot) { slot += p * acc[ccol[e]]; });
         else {
-          V *const __restrict cv = c_values - shift(i);
-          for (I e = e0; e < e1; ++e) cv[e] += p * acc[ccol[e]];
+          V *const __restrict cv = c_values;
+          const I sh = shift(i);
+          for (I e = e0; e < e1; ++e) cv[e - sh] += p * acc[ccol[e]];
         }
       });
       const auto [z0, z1] = span(last); // C(i,:) holds (A*P)(k,:)'s pattern: clear the accumulator there

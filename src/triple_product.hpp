@@ -23,9 +23,12 @@
 // pattern instead.
 //
 // Operands (TripleOperands): CSR views, or PiecedView (a rank's rows of MPIAIJ matrices, read in
-// place from PETSc's diagonal and off-diagonal blocks and the fetched rows); neither needs sorted
-// rows. A numeric phase may write a range of C's rows elsewhere through positions (ResultScatter:
-// a rank's own rows, straight into its part of the distributed C), the other rows compactly.
+// place from PETSc's diagonal and off-diagonal blocks and the fetched rows): a CsrView's rows sorted,
+// a PiecedView's parts of a row (A*P's column range is read from their ends). A PiecedView's own
+// row is summed block by block (diagonal block first), so on MPIAIJ the fused form's values differ
+// in the last bits from the stored form's (which copies A's rows in column order). A numeric phase
+// may write a range of C's rows elsewhere, in runs or through positions (ResultScatter: a rank's own
+// rows, straight into its part of the distributed C), the other rows compactly.
 //
 // Workspace per thread (m = C's columns, n = A's columns): symbolic: 4 (n + m) bytes of stamps, a
 // row of (Pt A) and the thread's rows of C's pattern until they are copied to C (at most twice
@@ -40,7 +43,7 @@
 namespace pcluster::detail {
 
 // M: CsrView, or PiecedView (a rank's rows of MPIAIJ operands, taken from PETSc's blocks without a
-// copy). Neither A's nor P's rows need sorted columns here.
+// copy); rows (CsrView) or parts of rows (PiecedView) sorted.
 template <class I, class V, class M = CsrView<I, V>>
 struct TripleOperands {
   M A;              // n x n

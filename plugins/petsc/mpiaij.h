@@ -80,7 +80,7 @@ struct MatClusterResultAssembly {
   int                      threads = 0;
 };
 using MatClusterResultScatter = pcluster::ResultScatter<PetscInt, PetscScalar>;
-/* Builds T, the MPIAIJ on our arrays holding R (its values included), and `out` to refresh it */
+/* Builds T, the MPIAIJ on our arrays holding R (its values; zeros with own_in_place), and `out` to refresh it */
 PETSC_INTERN PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterResultLayout &, MatClusterResultAssembly *out, Mat *T);
 /* C's values from R after a numeric phase: the boundary rows sent (COO), every value put in place
    (own_in_place: the own rows are, by the kernel: the rows other ranks sent are added) */

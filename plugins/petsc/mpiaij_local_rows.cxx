@@ -6,9 +6,10 @@
    global order (the order of MatMPIAIJGetLocalMatCondensed: ghost columns left of the owned block,
    the owned block, ghost columns right of it), so rows stay sorted and the core's per-thread
    workspace scales with the columns this rank touches, not with the global size. The operand's
-   own rows are copied from its diagonal and off-diagonal blocks (MatMPIAIJGetSeqAIJ); other ranks'
-   rows are fetched with MatCreateSubMatrices, whose MAT_REUSE_MATRIX keeps their structure and
-   communication pattern for the numeric phases.
+   own rows are copied from its diagonal and off-diagonal blocks (MatMPIAIJGetSeqAIJ), or, for the
+   fused PtAP, read in place through a pcluster::PiecedView (MatClusterLocalRowsPieced_Private);
+   other ranks' rows are fetched with MatCreateSubMatrices, whose MAT_REUSE_MATRIX keeps their
+   structure and communication pattern for the numeric phases.
 */
 #include "mpiaij.h"
 

@@ -21,14 +21,16 @@
    (pcluster::PiecedView): A's and X's own rows are read in place from their diagonal and
    off-diagonal blocks, and only the fetched rows of X are copied, so no local copy of A or P is
    kept; and R keeps its pattern only: the kernel writes the values of R's own rows straight into
-   C's arrays (through the assembly's positions) and those of its other rows into the COO values
-   sent to their owners. Measured, p7 n=80 on 2 ranks: 95 -> 41 MB a rank at the peak (allatonce
-   39), for 10-25% more time (the kernel reads two blocks a row and a position per update). The
-   stored form (named cluster schemes, reorderings) runs on copies. R's rows that other ranks own (kLocalAtB, kLocalPtAP) reach them through PETSc's COO
-   assembly (mpiaij_result.cxx).
+   C's arrays (in runs: a row's entries left of the diagonal block, the block, the rest; positions
+   for rows that other ranks add entries to) and those of its other rows into the COO values sent
+   to their owners. Measured, p7 n=80 and e27 n=24 on 2 ranks: 95 -> 42 and 54 -> 25 MB a rank at
+   the peak (allatonce 39 and 20), for 11-20% more time (the kernel reads two blocks a row). The
+   stored form (named cluster schemes, reorderings) runs on copies. R's rows that other ranks own
+   (kLocalAtB, kLocalPtAP) reach them through PETSc's COO assembly (mpiaij_result.cxx).
 
-   MAT_REUSE_MATRIX: the pieces' values are refreshed, the core's numeric phases rerun (plans,
-   clusters and orderings kept), and the saved positions put every value in place. As on SeqAIJ,
+   MAT_REUSE_MATRIX: the pieces' values are refreshed (copies) or read again (pieced views), the
+   core's numeric phases rerun (plans, clusters and orderings kept), and the saved positions or
+   runs put every value in place. As on SeqAIJ,
    MatMatMult() & co. form the values in the symbolic phase (the core's symbolic phase for the
    pattern, then its numeric phase: see product_seqaij.cxx for why not one pass), and every operand is stamped
    (operands.cxx), so that a numeric phase on a changed pattern is an error on every rank.
@@ -190,10 +192,14 @@ static PetscErrorCode MatClusterPiecedNumeric(MatProductCluster_MPIAIJ *d, Mat A
   MatClusterResultScatter           s;
 
   PetscFunctionBegin;
-  PetscCall(d->pieced_operands(A, X, &pieces));
-  PetscCall(MatClusterResultScatterBegin_Private(d->out, out, &s));
-  MatClusterCallCXXAllRanks(comm, "numeric phase", d->at_plan.numeric(pieces, d->at.view(), d->out.remote_values.data(), &s));
-  PetscCall(MatClusterResultScatterEnd_Private(out, &s));
+  /* local work only: an error on one rank reaches every rank (the next call is collective) */
+  PetscCall(MatClusterAllRanks_Private(comm, [&]() -> PetscErrorCode {
+    PetscCall(d->pieced_operands(A, X, &pieces));
+    PetscCall(MatClusterResultScatterBegin_Private(d->out, out, &s));
+    const PetscErrorCode ierr = PetscClusterCallCXX_Private(comm, __LINE__, PETSC_FUNCTION_NAME, __FILE__, NULL, "numeric phase", [&]() { d->at_plan.numeric(pieces, d->at.view(), d->out.remote_values.data(), &s); });
+    PetscCall(MatClusterResultScatterEnd_Private(out, &s)); /* C's arrays back to C, after an error too */
+    return ierr;
+  }(), "numeric phase"));
   PetscFunctionReturn(0);
 }
 
@@ -205,7 +211,7 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   MPI_Comm                          comm = PetscObjectComm((PetscObject)A);
   const MatClusterProductTypeInfo  *info = d->info;
   const MatClusterMPIFormulation    form = info->mpi_formulation;
-  PetscLogDouble                    t0, t1 = 0, t2, t3, t4;
+  PetscLogDouble                    t0, t1 = 0, t2, t3, t4, t5;
   PetscInt                          rbs, cbs;
   std::vector<pcluster::BlockSizes> bs(2);
   const auto                        bsof = [](Mat X) { return pcluster::BlockSizes{(int)PetscAbs(X->rmap->bs), (int)PetscAbs(X->cmap->bs)}; };
@@ -286,16 +292,18 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   MatClusterResultBlockSizes_Private(info, ops.mats, &rbs, &cbs);
   PetscCall(MatSetBlockSizes(*T, rbs, cbs));
   PetscCall(PetscTime(&t3));
+  t4 = t3;
   if (d->pieced && fuse) { /* the values, now that C has its place for them */
     PetscCall(PetscLogEventBegin(MAT_ClusterSym, A, B, 0, 0));
     PetscCall(MatClusterPiecedNumeric(d, A, right, *T));
     PetscCall(PetscLogEventEnd(MAT_ClusterSym, A, B, 0, 0));
+    PetscCall(PetscTime(&t4));
     PetscCall(MatClusterResultNumeric_Private(d->out, d->result(), *T));
   }
-  PetscCall(PetscTime(&t4));
+  PetscCall(PetscTime(&t5));
   d->seconds_fetch             = t1 - t0;
   d->seconds_local             = (t2 - t1) + (t4 - t3);
-  d->seconds_assembly          = t3 - t2;
+  d->seconds_assembly          = (t3 - t2) + (t5 - t4);
   d->base.values_from_symbolic = fuse;
   PetscFunctionReturn(0);
 }
