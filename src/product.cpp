@@ -197,11 +197,7 @@ struct ProductPlan<I, V>::Impl {
         for (I e = C.rowptr[i]; e < C.rowptr[i + 1]; ++e) {
           if (e < lo) c_values[e] = all[e];
           else if (e >= hi) c_values[e - (hi - lo)] = all[e];
-          else {
-            const I t = e - C.rowptr[i], *const g = scatter->runs + 5 * static_cast<std::ptrdiff_t>(i - scatter->row0);
-            if (g[0] < 0) scatter->values[scatter->pos[g[2] + t]] = all[e];
-            else scatter->values[t < g[0] ? g[2] + t : t < g[1] ? g[3] + t - g[0] : g[4] + t - g[1]] = all[e];
-          }
+          else scatter->slot(i - scatter->row0, e - C.rowptr[i]) = all[e];
         }
       return;
     }

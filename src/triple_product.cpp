@@ -74,10 +74,6 @@ inline void widen_to_row(const PiecedView<I, V> &M, I i, I &lo, I &hi)
     hi = std::max(hi, colmap ? colmap[*last] : col0 + *last);
   });
 }
-template <class I, class V>
-bool has_values(const CsrView<I, V> &M) { return M.values != nullptr; }
-template <class I, class V>
-bool has_values(const PiecedView<I, V> &M) { return M.has_values(); }
 
 // P^T's pattern, rows sorted (a row k of P adds k to the rows of its columns, k increasing).
 template <class I, class V>

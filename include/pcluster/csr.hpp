@@ -53,12 +53,8 @@ struct PiecedView {
   I diag_col0 = 0;
   CsrView<I, V> offdiag;
   const I *offdiag_colmap = nullptr;
-  // Bit r set: own row r has off-diagonal entries (most have none, and this bit is cheaper to
-  // read than offdiag's rowptr); nullptr: read rowptr.
-  const std::uint64_t *offdiag_rows = nullptr;
   CsrView<I, V> other;
 
-  bool has_values() const { return diag.values || offdiag.values || other.values; }
   Count nnz() const { return part_nnz(diag) + part_nnz(offdiag) + part_nnz(other); }
   I row_length(I i) const
   {
@@ -73,7 +69,7 @@ struct PiecedView {
     const I r = i - own_row0;
     if (r >= 0 && r < own_rows) {
       for (I t = diag.rowptr[r]; t < diag.rowptr[r + 1]; ++t) f(diag_col0 + diag.colidx[t], diag.values ? diag.values[t] : V(1));
-      if (offdiag.rowptr && (!offdiag_rows || (offdiag_rows[r >> 6] >> (r & 63) & 1)))
+      if (offdiag.rowptr)
         for (I t = offdiag.rowptr[r]; t < offdiag.rowptr[r + 1]; ++t) f(offdiag_colmap[offdiag.colidx[t]], offdiag.values ? offdiag.values[t] : V(1));
     } else if (other.rowptr) {
       const I q = r < 0 ? i : i - own_rows;

@@ -40,6 +40,7 @@
 #include "pcluster/spgemm.hpp"
 
 #include <array>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,6 +75,14 @@ struct ResultScatter {
   const I *runs = nullptr; // 5 a row
   const I *pos = nullptr;  // for the rows with g[0] < 0 only
   V *values = nullptr;
+
+  // Where entry t of scattered row r goes (the kernel walks whole runs instead).
+  V &slot(I r, I t) const
+  {
+    const I *const g = runs + 5 * static_cast<std::ptrdiff_t>(r);
+    if (g[0] < 0) return values[pos[g[2] + t]];
+    return values[t < g[0] ? g[2] + t : t < g[1] ? g[3] + (t - g[0]) : g[4] + (t - g[1])];
+  }
 };
 
 // Whether ProductPlan forms this product with the fused triple product (PtAP and RARt, row-wise

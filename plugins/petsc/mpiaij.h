@@ -32,7 +32,6 @@ struct MatClusterLocalRows {
   PetscInt              own_row0 = 0, own_rows = 0; /* the operand's own rows are csr rows [own_row0, own_row0 + own_rows) */
   PetscInt              own_col0 = 0;               /* its diagonal-block column c is renumbered own_col0 + c */
   std::vector<PetscInt> ghost_col;                  /* its off-diagonal-block column c is renumbered ghost_col[c] */
-  std::vector<std::uint64_t> offdiag_rows;          /* pieced: bit i set when own row i has off-diagonal entries */
   Mat                   fetched = nullptr;          /* rows of other ranks (MatCreateSubMatrices): csr rows before and after the own rows */
   IS                    fetched_rows = nullptr, all_cols = nullptr;
   int                   threads      = 0; /* -mat_cluster_threads, for the copies */

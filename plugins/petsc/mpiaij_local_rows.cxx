@@ -60,14 +60,6 @@ static void MatClusterCopyOwnRows(const MatClusterBlocks &b, MatClusterLocalRows
   }
 }
 
-/* The bits of the own rows that have off-diagonal entries */
-static void MatClusterOffdiagRows(const MatClusterCsrView &o, std::vector<std::uint64_t> &bits)
-{
-  bits.assign((size_t)(o.nrows + 63) / 64, 0);
-  for (PetscInt i = 0; i < o.nrows; ++i)
-    if (o.rowptr[i + 1] > o.rowptr[i]) bits[(size_t)i / 64] |= std::uint64_t(1) << (i % 64);
-}
-
 /* The renumbered columns of a LocalRows: sorted ghost columns (outside [c0, c0 + nown)) split around
    the owned block; returns how many ghosts are left of it (the owned block's first number) */
 static PetscInt MatClusterColumnLayout(const PetscInt *ghosts, PetscInt nghosts, PetscInt c0, PetscInt nown, std::vector<PetscInt> &global)
@@ -98,7 +90,7 @@ PetscErrorCode MatClusterLocalRowsOwn_Private(Mat M, int threads, bool copy, Mat
     for (PetscInt c = 0; c < no; ++c) r->ghost_col[c] = c < b.nlow ? c : c + nown;
     r->own_copied = copy;
     r->csr.ncols  = no + nown;
-    if (!copy) return MatClusterOffdiagRows(b.o, r->offdiag_rows);
+    if (!copy) return;
     r->csr.nrows = m;
     r->csr.rowptr.resize((size_t)m + 1);
     r->csr.rowptr[0] = 0;
@@ -174,7 +166,6 @@ PetscErrorCode MatClusterLocalRowsFetch_Private(Mat A, const MatClusterLocalRows
     R.colidx.resize((size_t)R.rowptr[R.nrows]);
     R.values.resize((size_t)R.rowptr[R.nrows]);
     if (copy) MatClusterCopyOwnRows(b, *r, true);
-    else MatClusterOffdiagRows(b.o, r->offdiag_rows);
     for (PetscInt fi = 0; fi < nfetch; ++fi) {
       const PetscInt i = fi < r->own_row0 ? fi : fi + copied;
       for (PetscInt q = f.rowptr[fi], k = R.rowptr[i]; q < f.rowptr[fi + 1]; ++q, ++k) {
@@ -232,7 +223,6 @@ PetscErrorCode MatClusterLocalRowsPieced_Private(Mat M, const MatClusterLocalRow
   if (b.o.nnz() > 0) {
     v->offdiag        = b.o;
     v->offdiag_colmap = r.ghost_col.data();
-    v->offdiag_rows   = r.offdiag_rows.data();
   }
   if (r.csr.nrows > 0) v->other = r.csr.view(); /* the fetched rows */
   PetscFunctionReturn(0);

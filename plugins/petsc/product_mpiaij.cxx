@@ -75,7 +75,7 @@ struct MatProductCluster_MPIAIJ {
     PetscFunctionBegin;
     v->resize(2);
     PetscCall(MatClusterLocalRowsPieced_Private(A, a, a.own_col0, a.csr.ncols, &(*v)[0]));
-    PetscCall(MatClusterLocalRowsPieced_Private(X, right, right.own_row0, (PetscInt)(right.csr.nrows + (right.own_copied ? 0 : right.own_rows)), &(*v)[1]));
+    PetscCall(MatClusterLocalRowsPieced_Private(X, right, right.own_row0, right.csr.nrows + right.own_rows, &(*v)[1])); /* fetched rows, own rows */
     PetscFunctionReturn(0);
   }
   PetscInt fetched_rows() const { return right.csr.nrows - (right.own_copied ? right.own_rows : 0); }

@@ -53,19 +53,29 @@ struct Result {
   std::vector<ProductStep> steps;
 };
 
+std::array<I, 2> result_dimensions(ProductType type, const std::vector<CsrView<I, double>> &ops) { return product_dimensions(type, ops); }
+std::array<I, 2> result_dimensions(ProductType, const std::vector<PiecedView<I, double>> &ops) { return {ops[1].ncols, ops[1].ncols}; } // PtAP
+
+// The product's symbolic phase with values, then a numeric phase on the revalued operands
+template <class View>
+Result run(ProductType type, const std::vector<View> &ops, const std::vector<View> &revalued, const SpgemmOptions &o)
+{
+  Result r;
+  auto plan = ProductPlan<I, double>::symbolic(type, ops, o, r.rowptr, r.colidx, &r.values);
+  const std::array<I, 2> dims = result_dimensions(type, ops);
+  r.renumeric.assign(r.colidx.size(), -1.0);
+  plan.numeric(revalued, CsrView<I, double>{dims[0], dims[1], r.rowptr.data(), r.colidx.data(), nullptr}, r.renumeric.data());
+  r.steps = plan.steps();
+  return r;
+}
+
 Result run(ProductType type, const std::vector<CsrView<I, double>> &ops, const std::vector<CsrView<I, double>> &revalued, TripleForm form,
            int threads)
 {
   SpgemmOptions o;
   o.triple = form;
   o.num_threads = threads;
-  Result r;
-  auto plan = ProductPlan<I, double>::symbolic(type, ops, o, r.rowptr, r.colidx, &r.values);
-  const std::array<I, 2> dims = product_dimensions(type, ops);
-  r.renumeric.assign(r.colidx.size(), -1.0);
-  plan.numeric(revalued, CsrView<I, double>{dims[0], dims[1], r.rowptr.data(), r.colidx.data(), nullptr}, r.renumeric.data());
-  r.steps = plan.steps();
-  return r;
+  return run(type, ops, revalued, o);
 }
 
 Csr revalue(Csr M, double scale)
@@ -214,10 +224,7 @@ TEST_CASE("fused PtAP on pieced operands (a rank's MPIAIJ blocks): the CSR produ
     SpgemmOptions o;
     o.num_threads = threads;
     o.check_operands = true;
-    Result r;
-    auto plan = ProductPlan<I, double>::symbolic(ProductType::PtAP, ops, o, r.rowptr, r.colidx, &r.values);
-    r.renumeric.assign(r.colidx.size(), -1.0);
-    plan.numeric(revalued, CsrView<I, double>{m, m, r.rowptr.data(), r.colidx.data(), nullptr}, r.renumeric.data());
+    const Result r = run(ProductType::PtAP, ops, revalued, o);
     REQUIRE(pctest::same_bits(r.rowptr, csr.rowptr));
     REQUIRE(pctest::same_bits(r.colidx, csr.colidx));
     for (std::size_t q = 0; q < r.values.size(); ++q) {
