@@ -114,6 +114,9 @@ struct SpgemmPlan<I, V>::Impl {
   Count a_nnz = 0, b_nnz = 0;
   std::vector<V> ones_a, ones_b; // pattern operands (values == nullptr) count as ones
   WorkingCopies<I, V> work;      // SpgemmOptions::reorder
+  std::vector<std::uint8_t> b_repeats; // the working B's repeated rows (repeated_rows), empty if none
+
+  const std::uint8_t *repeats() const { return b_repeats.empty() ? nullptr : b_repeats.data(); }
 
   const V *values_or_ones(const CsrView<I, V> &M, std::vector<V> &ones)
   {
@@ -178,9 +181,9 @@ std::vector<Count> row_flops_of(const CsrView<I, V> &Aw, const CsrView<I, V> &Bw
 template <class I, class V>
 class SymbolicPass {
  public:
-  SymbolicPass(const UnitSource<I, V> &units, const CsrView<I, V> &Bw, const V *b_values, const WorkingCopies<I, V> &work, Accumulator acc,
-               Count flops, int nt)
-    : units_(units), Bw_(Bw), b_values_(b_values), work_(work), acc_(acc), flops_(flops), nt_(nt)
+  SymbolicPass(const UnitSource<I, V> &units, const CsrView<I, V> &Bw, const V *b_values, const std::uint8_t *b_repeats,
+               const WorkingCopies<I, V> &work, Accumulator acc, Count flops, int nt)
+    : units_(units), Bw_(Bw), b_values_(b_values), b_repeats_(b_repeats), work_(work), acc_(acc), flops_(flops), nt_(nt)
   {
   }
 
@@ -354,7 +357,7 @@ class SymbolicPass {
           ChunkOutput<I, V> &dst = count_only ? scratch : out_[ch];
           auto run_unit = [&](auto &map, const Unit<I, V> &u, Count work) {
             auto unit = [&](auto row_wise, auto values) {
-              symbolic_unit<decltype(row_wise)::value, decltype(values)::value>(u, work, Bw_, b_values_, out_cols, map, ws, dst, row_count_of_,
+              symbolic_unit<decltype(row_wise)::value, decltype(values)::value>(u, work, Bw_, b_values_, b_repeats_, out_cols, map, ws, dst, row_count_of_,
                                                                                 rows_follow_ ? nullptr : row_start_.data());
             };
             using Yes = std::true_type;
@@ -414,6 +417,7 @@ class SymbolicPass {
   const UnitSource<I, V> &units_;
   const CsrView<I, V> &Bw_;
   const V *b_values_;
+  const std::uint8_t *b_repeats_; // nullable: repeated_rows
   const WorkingCopies<I, V> &work_;
   const Accumulator acc_;
   const Count flops_;
@@ -530,7 +534,9 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
 
   // Steps 3 to 5.
   st.dense_limited = opts.accumulator == Accumulator::Dense && !DenseColumnMap<I>::supports(B.ncols);
-  SymbolicPass<I, V> pass(units, Bw, b_values, im.work, opts.accumulator, st.flops, nt);
+  im.b_repeats = repeated_rows(Bw, threads_for(B.nnz()));
+  st.repeated_rows = std::count(im.b_repeats.begin(), im.b_repeats.end(), std::uint8_t(1));
+  SymbolicPass<I, V> pass(units, Bw, b_values, im.repeats(), im.work, opts.accumulator, st.flops, nt);
   pass.make_chunks(std::move(row_flops), c_rowptr, st);
   Count nnz = pass.run(fused, st);
   pass.assemble(nnz, c_rowptr, c_colidx, fused ? c_values : nullptr);
@@ -593,25 +599,20 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
 #pragma omp for schedule(dynamic, 1)
     for (int ch = 0; ch < nchunks; ++ch)
       errors.guard([&] {
-        auto expected_of = [&](const Unit<I, V> &u) {
-          Count expected = 0;
-          for (I l = 0; l < u.s; ++l) expected += Cw.row_length(u.rows[l]);
-          return std::min<Count>(expected, C.ncols);
-        };
         auto run_unit = [&](auto &map, const Unit<I, V> &u, Count expected) {
-          if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, Cw, cw_values, map, ws, gather);
-          else numeric_unit<true>(u, expected, Bw, b_values, Cw, cw_values, map, ws, gather);
+          if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, im.repeats(), Cw, cw_values, map, ws, gather);
+          else numeric_unit<true>(u, expected, Bw, b_values, im.repeats(), Cw, cw_values, map, ws, gather);
         };
         const unsigned row_uses = gather ? 0u : kPositions;
         if (uniform) { // row-wise, one map for every row (see uniform_accumulator)
           with_column_map<I>(ws.maps, *uniform, C.ncols, row_uses, [&](auto &map) {
-            numeric_rows(Aw, units.a_values, Bw, b_values, Cw, cw_values, chunks[ch], chunks[ch + 1], map, ws, gather);
+            numeric_rows(Aw, units.a_values, Bw, b_values, im.repeats(), Cw, cw_values, chunks[ch], chunks[ch + 1], map, ws, gather);
           });
           return;
         }
         for (I uidx = chunks[ch]; uidx < chunks[ch + 1]; ++uidx) {
           const Unit<I, V> u = units(uidx);
-          const Count expected = expected_of(u);
+          const Count expected = std::min<Count>(expected_entries(u, Cw), C.ncols);
           const Accumulator kind = choose_accumulator<I>(acc, expected, C.ncols, stats_.flops);
           with_column_map<I>(ws.maps, kind, C.ncols, u.s > 1 ? kSlots : row_uses, [&](auto &map) { run_unit(map, u, expected); });
         }

@@ -69,6 +69,59 @@ __attribute__((always_inline)) inline void prefetch_row(const I *ahead, const I 
   if (bval) __builtin_prefetch(bval + q);
 }
 
+// Rows of B that repeat the row before them: the rows of one node of a block matrix (the dofs of a
+// vector PDE; PETSc's "inodes") hold the same columns, in A and in a prolongator alike. A row of A
+// holding consecutive columns k, k+1, ... of such rows meets the same columns of B again and again:
+// the kernels take them as one run, loading B's columns once and adding the run's products into
+// each sum in a register, in the order they are added one row at a time (so the values are
+// bit-identical), and the pattern-only symbolic phase skips the repeats outright. Measured on
+// elasticity (block size 3, 27-point couplings, 1 thread): see repeated_rows' caller.
+// repeats[k] != 0: row k of B holds exactly row k-1's columns.
+template <class I, class V>
+std::vector<std::uint8_t> repeated_rows(const CsrView<I, V> &B, int nt)
+{
+  std::vector<std::uint8_t> repeats(static_cast<std::size_t>(B.nrows), 0);
+  Count count = 0;
+#pragma omp parallel for schedule(static) reduction(+ : count) num_threads(nt)
+  for (I k = 1; k < B.nrows; ++k) {
+    const I len = B.row_length(k);
+    const bool same = len > 0 && len == B.row_length(k - 1) &&
+                      std::equal(B.colidx + B.rowptr[k], B.colidx + B.rowptr[k + 1], B.colidx + B.rowptr[k - 1]);
+    repeats[k] = same;
+    count += same;
+  }
+  if (count == 0) repeats = {}; // nothing to take together: the plain loops run
+  return repeats;
+}
+
+// Rows of B taken together at most (the dofs of a node: 3 for 3D elasticity, a few more elsewhere;
+// longer runs are taken in pieces).
+constexpr int kMaxRun = 4;
+
+// How many of A's columns cols[t], cols[t+1], ... (of n) are k, k+1, ... with rows of B repeating
+// row k's columns, up to kMaxRun.
+template <class I>
+__attribute__((always_inline)) inline int run_at(const I *cols, I t, I n, const std::uint8_t *repeats)
+{
+  const I k = cols[t];
+  int m = 1;
+  while (m < kMaxRun && t + m < n && cols[t + m] == k + m && repeats[k + m]) ++m;
+  return m;
+}
+
+// Calls f(std::integral_constant<int, m>) for a run length m in [1, kMaxRun].
+template <class F>
+__attribute__((always_inline)) inline void with_run_length(int m, F &&f)
+{
+  static_assert(kMaxRun == 4);
+  switch (m) {
+  case 1: f(std::integral_constant<int, 1>{}); break;
+  case 2: f(std::integral_constant<int, 2>{}); break;
+  case 3: f(std::integral_constant<int, 3>{}); break;
+  default: f(std::integral_constant<int, 4>{});
+  }
+}
+
 // A's rows as units: either each row alone, or the clusters of a ClusterMatrix.
 template <class I, class V>
 struct UnitSource {
@@ -159,39 +212,80 @@ struct ChunkOutput {
   Count size = 0;
 };
 
-// acc[slot*s + l] += A(row l, k) * B(k, j) for every stored B(k, j) of the cluster's columns k.
+// acc[slot[j]*s + l] += A(row l, k) * B(k, j) for every stored B(k, j) of the cluster's columns k;
+// slot[j] is a map's slot (MapSlots) or a bound position (the map's Positions). Runs of repeated
+// rows of B (repeats, nullable: see repeated_rows) are added together.
 // W > 0 fixes s == W at compile time; W == 0 reads s from the unit.
-template <int W, class I, class V, class Map>
-void accumulate_cluster(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, const Map &map, V *acc)
+template <int W, class I, class V, class Slots>
+void accumulate_cluster(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats, const Slots &slot, V *acc)
 {
   const I s = W > 0 ? I(W) : u.s;
   const I *const __restrict bptr = B.rowptr;
   const I *const __restrict bcol = B.colidx;
+  if (W > 0 && repeats) {
+    for (I t = 0; t < u.n;) {
+      const int m = run_at(u.cols, t, u.n, repeats);
+      const I k = u.cols[t];
+      for (int r = 0; r < m; ++r) prefetch_row(u.cols + t + r + kPrefetchAhead, u.cols_end, bptr, bcol, b_values);
+      with_run_length(m, [&](auto run) {
+        constexpr int M = decltype(run)::value;
+        I q[M];
+        V a[M][W > 0 ? W : 1];
+        for (int r = 0; r < M; ++r) {
+          q[r] = bptr[k + r];
+          for (I l = 0; l < s; ++l) a[r][l] = u.values[static_cast<std::size_t>(t + r) * s + l];
+        }
+        const I len = bptr[k + 1] - q[0];
+        for (I p = 0; p < len; ++p) {
+          V *const __restrict dst = acc + static_cast<std::size_t>(slot[bcol[q[0] + p]]) * s;
+          for (I l = 0; l < s; ++l) {
+            V v = dst[l];
+            for (int r = 0; r < M; ++r) v += a[r][l] * b_values[q[r] + p];
+            dst[l] = v;
+          }
+        }
+      });
+      t += m;
+    }
+    return;
+  }
   for (I t = 0; t < u.n; ++t) {
     const I k = u.cols[t];
     prefetch_row(u.cols + t + kPrefetchAhead, u.cols_end, bptr, bcol, b_values);
     const V *const __restrict a = u.values + static_cast<std::size_t>(t) * s;
     for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
       const V b = b_values[q];
-      V *const __restrict dst = acc + static_cast<std::size_t>(map.find(bcol[q])) * s;
+      V *const __restrict dst = acc + static_cast<std::size_t>(slot[bcol[q]]) * s;
       for (I l = 0; l < s; ++l) dst[l] += a[l] * b;
     }
   }
 }
 
 // The same for any s: common cluster sizes get a compile-time width, so the s-wide update vectorises.
-template <class I, class V, class Map>
-void accumulate_cluster_any(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, const Map &map, V *acc)
+template <class I, class V, class Slots>
+void accumulate_cluster_any(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats, const Slots &slot,
+                            V *acc)
 {
   switch (u.s) {
-  case 2: accumulate_cluster<2>(u, B, b_values, map, acc); break;
-  case 3: accumulate_cluster<3>(u, B, b_values, map, acc); break;
-  case 4: accumulate_cluster<4>(u, B, b_values, map, acc); break;
-  case 6: accumulate_cluster<6>(u, B, b_values, map, acc); break;
-  case 8: accumulate_cluster<8>(u, B, b_values, map, acc); break;
-  default: accumulate_cluster<0>(u, B, b_values, map, acc);
+  case 2: accumulate_cluster<2>(u, B, b_values, repeats, slot, acc); break;
+  case 3: accumulate_cluster<3>(u, B, b_values, repeats, slot, acc); break;
+  case 4: accumulate_cluster<4>(u, B, b_values, repeats, slot, acc); break;
+  case 6: accumulate_cluster<6>(u, B, b_values, repeats, slot, acc); break;
+  case 8: accumulate_cluster<8>(u, B, b_values, repeats, slot, acc); break;
+  default: accumulate_cluster<0>(u, B, b_values, repeats, slot, acc);
   }
 }
+
+// A map's slots as a lookup: slot[j] is map.find(j).
+template <class Map>
+struct MapSlots {
+  const Map &map;
+  template <class J>
+  auto operator[](J j) const
+  {
+    return map.find(j);
+  }
+};
 
 // Rows of A with at most kMergeMaxRows entries: their rows of B (sorted) are merged straight into
 // the output, PETSc's rowmerge way, with no map to mark and scan (reordered products excepted: their
@@ -245,11 +339,11 @@ I merge_rows(const Unit<I, V> &u, const I *bptr, const I *bcol, const V *bval, I
 
 // The symbolic phase of one unit: its rows' columns (sorted) appended to `out`, with their values
 // when WithValues (fused symbolic+numeric: a one-shot product then needs no separate numeric
-// pass). out_cols (nullptr: none) relabels B's columns to C's before they are sorted (reordered
+// pass). repeats: B's repeated rows (nullable; repeated_rows). out_cols (nullptr: none) relabels B's columns to C's before they are sorted (reordered
 // products, src/spgemm_reordering.hpp). Each row's count goes to row_count, and its start in `out`
 // to row_start unless that is null (the caller then knows the rows follow each other).
 template <bool RowWise, bool WithValues, class I, class V, class Map>
-void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, const V *b_values, const I *out_cols, Map &map,
+void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats, const I *out_cols, Map &map,
                    Workspace<I, V> &ws, ChunkOutput<I, V> &out, I *row_count, Count *row_start)
 {
   const I *const __restrict bptr = B.rowptr;
@@ -270,23 +364,37 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
       for (I t = 0; t < u.n; ++t) {
         const I k = u.cols[t];
         prefetch_row(u.cols + t + kPrefetchAhead, u.cols_end, bptr, bcol, static_cast<const V *>(nullptr));
+        if (repeats && t > 0 && repeats[k] && u.cols[t - 1] == k - 1) continue; // row k-1's columns, just marked
         end = map.mark_new(bcol + bptr[k], bcol + bptr[k + 1], end);
       }
     } else {
       if (static_cast<Count>(ws.acc.size()) < work) ws.acc.resize(work);
       V *const __restrict acc = ws.acc.data();
-      for (I t = 0; t < u.n; ++t) {
+      for (I t = 0; t < u.n;) {
+        const int m = repeats ? run_at(u.cols, t, u.n, repeats) : 1;
         const I k = u.cols[t];
-        prefetch_row(u.cols + t + kPrefetchAhead, u.cols_end, bptr, bcol, b_values);
-        const V a = u.values[t];
-        for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
-          bool inserted;
-          const I slot = map.template insert<true>(bcol[q], inserted);
-          if (inserted) {
-            *end++ = bcol[q];
-            acc[slot] = V(0) + a * b_values[q]; // from +0 as in numeric(): a lone -0 product gives +0 in both
-          } else acc[slot] += a * b_values[q];
-        }
+        for (int r = 0; r < m; ++r) prefetch_row(u.cols + t + r + kPrefetchAhead, u.cols_end, bptr, bcol, b_values);
+        with_run_length(m, [&](auto run) {
+          constexpr int M = decltype(run)::value;
+          I q[M];
+          V a[M];
+          for (int r = 0; r < M; ++r) {
+            q[r] = bptr[k + r];
+            a[r] = u.values[t + r];
+          }
+          const I len = bptr[k + 1] - q[0];
+          for (I p = 0; p < len; ++p) {
+            const I j = bcol[q[0] + p];
+            bool inserted;
+            const I slot = map.template insert<true>(j, inserted);
+            V v = V(0); // from +0 as in numeric(): a lone -0 product gives +0 in both
+            if (inserted) *end++ = j;
+            else v = acc[slot];
+            for (int r = 0; r < M; ++r) v += a[r] * b_values[q[r] + p];
+            acc[slot] = v;
+          }
+        });
+        t += m;
       }
     }
     V *const vals = WithValues ? out.vals.get() + out.size : nullptr;
@@ -327,6 +435,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
     const I k = u.cols[t];
     prefetch_row(u.cols + t + kPrefetchAhead, u.cols_end, bptr, bcol, static_cast<const V *>(nullptr));
     const RowMask m = u.masks[t];
+    if (repeats && t > 0 && repeats[k] && u.cols[t - 1] == k - 1 && u.masks[t - 1] == m) continue; // the columns just inserted
     for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
       bool inserted;
       const I slot = map.template insert<true>(bcol[q], inserted);
@@ -339,7 +448,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
   const std::size_t nslots = ws.slot_col.size();
   if (WithValues) {
     ws.acc.assign(nslots * static_cast<std::size_t>(s), V(0));
-    accumulate_cluster_any(u, B, b_values, map, ws.acc.data());
+    accumulate_cluster_any(u, B, b_values, repeats, MapSlots<Map>{map}, ws.acc.data());
   }
   const V *const __restrict acc = ws.acc.data();
   ws.sorted.resize(nslots); // (column, slot), sorted by column
@@ -383,6 +492,37 @@ __attribute__((always_inline)) inline void for_each_product(const I *cols, I n, 
   }
 }
 
+// target(j) += A(i,k) * B(k,j) for every stored A(i,k) and B(k,j), as for_each_product (target(j):
+// a reference to column j's sum), with runs of B's repeated rows (repeated_rows) added together.
+template <class I, class V, class Target>
+__attribute__((always_inline)) inline void for_each_run(const I *cols, I n, const V *vals, const I *cols_end, const I *__restrict bptr,
+                                                        const I *__restrict bcol, const V *__restrict bval, const std::uint8_t *repeats,
+                                                        Target &&target)
+{
+  for (I t = 0; t < n;) {
+    const int m = run_at(cols, t, n, repeats);
+    const I k = cols[t];
+    for (int r = 0; r < m; ++r) prefetch_row(cols + t + r + kPrefetchAhead, cols_end, bptr, bcol, bval);
+    with_run_length(m, [&](auto run) {
+      constexpr int M = decltype(run)::value;
+      I q[M];
+      V a[M];
+      for (int r = 0; r < M; ++r) {
+        q[r] = bptr[k + r];
+        a[r] = vals[t + r];
+      }
+      const I len = bptr[k + 1] - q[0];
+      for (I p = 0; p < len; ++p) {
+        V &sum = target(bcol[q[0] + p]);
+        V v = sum;
+        for (int r = 0; r < M; ++r) v += a[r] * bval[q[r] + p];
+        sum = v;
+      }
+    });
+    t += m;
+  }
+}
+
 // A row-wise numeric phase with the dense map runs one of two ways: by positions (the map's slot
 // array binds C's columns of the row to their places, and each product is added into C's row through
 // it), or by gathering (PETSc's own way: each product is added into an ncols-wide value array, from
@@ -419,10 +559,12 @@ V *gather_array(Workspace<I, V> &ws, Count ncols)
 // reuse 2.5x slower on a FEM mesh, wing, and 1.5x on a geometric graph.)
 template <class I, class V, class Map>
 __attribute__((always_inline)) inline void numeric_row(const I *cols, I n, const V *vals, const I *cols_end, const I *bptr, const I *bcol,
-                                                       const V *bval, const I *__restrict ccol, I len, V *c_row, Map &map, V *__restrict acc)
+                                                       const V *bval, const std::uint8_t *repeats, const I *__restrict ccol, I len, V *c_row,
+                                                       Map &map, V *__restrict acc)
 {
   if (acc) {
-    for_each_product(cols, n, vals, cols_end, bptr, bcol, bval, [acc](I j, V ab) { acc[j] += ab; });
+    if (repeats) for_each_run(cols, n, vals, cols_end, bptr, bcol, bval, repeats, [acc](I j) -> V & { return acc[j]; });
+    else for_each_product(cols, n, vals, cols_end, bptr, bcol, bval, [acc](I j, V ab) { acc[j] += ab; });
     V *const __restrict c = c_row;
     for (I p = 0; p < len; ++p) {
       c[p] = acc[ccol[p]];
@@ -435,33 +577,74 @@ __attribute__((always_inline)) inline void numeric_row(const I *cols, I n, const
   // (which then ran through it), the numeric phase of PtAP's products ran 6-13% slower (measured
   // with GCC 12 on this machine; the loop's code looked the same, the mechanism is not pinned down).
   V *const __restrict c = c_row;
-  for_each_product(cols, n, vals, cols_end, bptr, bcol, bval, [c, position](I j, V ab) { c[position[j]] += ab; });
+  if (repeats) for_each_run(cols, n, vals, cols_end, bptr, bcol, bval, repeats, [c, position](I j) -> V & { return c[position[j]]; });
+  else for_each_product(cols, n, vals, cols_end, bptr, bcol, bval, [c, position](I j, V ab) { c[position[j]] += ab; });
+}
+
+// Entries of C in the unit's rows.
+template <class I, class V>
+Count expected_entries(const Unit<I, V> &u, const CsrView<I, V> &C)
+{
+  Count n = 0;
+  for (I l = 0; l < u.s; ++l) n += C.row_length(u.rows[l]);
+  return n;
+}
+
+// Do the unit's rows have one pattern in C? Where every row holds every column of the unit (all
+// masks full: the rows of a node of a block matrix) they have, unless a diagonal was added
+// (SpgemmOptions::include_diagonal): C's rows are compared. Such a cluster needs no map of its
+// union: a column's slot is its position in the first row, bound in one pass as the row-wise
+// numeric does (measured on elasticity with node clusters, reuse: the union's map, one insert per
+// entry of C and a gather through the slots, cost about a third of the phase).
+template <class I, class V>
+bool shares_pattern(const Unit<I, V> &u, const CsrView<I, V> &C)
+{
+  const RowMask full = u.s >= 64 ? ~RowMask(0) : (RowMask(1) << u.s) - 1;
+  for (I t = 0; t < u.n; ++t)
+    if (u.masks[t] != full) return false;
+  const I *const first = C.colidx + C.rowptr[u.rows[0]];
+  const I len = C.row_length(u.rows[0]);
+  for (I l = 1; l < u.s; ++l)
+    if (C.row_length(u.rows[l]) != len || !std::equal(first, first + len, C.colidx + C.rowptr[u.rows[l]])) return false;
+  return true;
 }
 
 // The numeric phase of one unit into C's values. `expected` bounds the unit's distinct columns;
 // `gather`: a row-wise unit with the dense map gathers (see numeric_gathers).
 template <bool RowWise, class I, class V, class Map>
-void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, const V *b_values, const CsrView<I, V> &C,
+void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats, const CsrView<I, V> &C,
                   V *c_values, Map &map, Workspace<I, V> &ws, bool gather)
 {
   if constexpr (RowWise) { // the slot of a column is its position in C's row
     const I i = u.rows[0], base = C.rowptr[i];
     V *const acc = Map::kind == Accumulator::Dense && gather ? gather_array(ws, C.ncols) : nullptr;
-    numeric_row(u.cols, u.n, u.values, u.cols_end, B.rowptr, B.colidx, b_values, C.colidx + base, C.rowptr[i + 1] - base, c_values + base, map,
+    numeric_row(u.cols, u.n, u.values, u.cols_end, B.rowptr, B.colidx, b_values, repeats, C.colidx + base, C.rowptr[i + 1] - base, c_values + base, map,
                 acc);
-  } else { // cluster: s partial sums per slot
+  } else if (shares_pattern(u, C)) { // the slot of a column is its position in the rows' common pattern
+    const I s = u.s, base = C.rowptr[u.rows[0]], len = C.rowptr[u.rows[0] + 1] - base;
+    ws.acc.assign(static_cast<std::size_t>(len) * s, V(0));
+    V *const __restrict acc = ws.acc.data();
+    const auto position = map.bind_positions(C.colidx + base, len, acc);
+    accumulate_cluster_any(u, B, b_values, repeats, position, acc);
+    for (I l = 0; l < s; ++l) {
+      V *const __restrict c = c_values + C.rowptr[u.rows[l]];
+      for (I p = 0; p < len; ++p) c[p] = acc[static_cast<std::size_t>(p) * s + l];
+    }
+  } else { // cluster: s partial sums per slot of the rows' union
     map.reset(expected);
     const I s = u.s;
     bool inserted;
-    ws.entry_slot.clear();
-    for (I l = 0; l < s; ++l)
-      for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) ws.entry_slot.push_back(map.insert(C.colidx[p], inserted));
-    ws.acc.assign(static_cast<std::size_t>(map.size()) * s, V(0));
-    V *acc = ws.acc.data();
-    accumulate_cluster_any(u, B, b_values, map, acc);
+    ws.entry_slot.resize(static_cast<std::size_t>(expected_entries(u, C)));
+    I *const __restrict entry_slot = ws.entry_slot.data();
     std::size_t e = 0;
     for (I l = 0; l < s; ++l)
-      for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) c_values[p] = acc[static_cast<std::size_t>(ws.entry_slot[e++]) * s + l];
+      for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) entry_slot[e++] = map.insert(C.colidx[p], inserted);
+    ws.acc.assign(static_cast<std::size_t>(map.size()) * s, V(0));
+    V *acc = ws.acc.data();
+    accumulate_cluster_any(u, B, b_values, repeats, MapSlots<Map>{map}, acc);
+    e = 0;
+    for (I l = 0; l < s; ++l)
+      for (I p = C.rowptr[u.rows[l]]; p < C.rowptr[u.rows[l] + 1]; ++p) c_values[p] = acc[static_cast<std::size_t>(entry_slot[e++]) * s + l];
   }
 }
 
@@ -471,7 +654,8 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
 // cost about 15 cycles, a third of the time on a road network's rows of 2 entries (luxembourg_osm
 // reuse, 1 thread: 2.2 ms through units, 1.6 ms in this loop).
 template <class I, class V, class Map>
-void numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V> &B, const V *b_values, const CsrView<I, V> &C,
+void numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats,
+                  const CsrView<I, V> &C,
                   V *c_values, I first, I last, Map &map, Workspace<I, V> &ws, bool gather)
 {
   const I *const aptr = A.rowptr, *const acol = A.colidx, *const acol_end = A.colidx + A.nnz();
@@ -479,7 +663,7 @@ void numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V>
   const I *const cptr = C.rowptr, *const ccol = C.colidx;
   V *const acc = Map::kind == Accumulator::Dense && gather ? gather_array(ws, C.ncols) : nullptr;
   for (I i = first; i < last; ++i)
-    numeric_row(acol + aptr[i], aptr[i + 1] - aptr[i], a_values + aptr[i], acol_end, bptr, bcol, b_values, ccol + cptr[i], cptr[i + 1] - cptr[i],
+    numeric_row(acol + aptr[i], aptr[i + 1] - aptr[i], a_values + aptr[i], acol_end, bptr, bcol, b_values, repeats, ccol + cptr[i], cptr[i + 1] - cptr[i],
                 c_values + cptr[i], map, acc);
 }
 

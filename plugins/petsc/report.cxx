@@ -73,6 +73,7 @@ PetscErrorCode MatClusterViewPlan_Private(PetscViewer viewer, const char label[]
                                      (PetscInt64)s.flops, (PetscInt64)st.nnz));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     if (st.fused_triple) PetscCall(PetscViewerASCIIPrintf(viewer, "fused: A*P formed row by row, never stored (-mat_cluster_triple_product)\n"));
+    if (s.repeated_rows) PetscCall(PetscViewerASCIIPrintf(viewer, "rows of the right operand repeating the row before (node blocks, taken as runs): %" PetscInt64_FMT "\n", (PetscInt64)s.repeated_rows));
     if (cl) PetscCall(PetscViewerASCIIPrintf(viewer, "clusters %" PetscInt64_FMT ", padding %" PetscInt64_FMT " explicit zeros, cluster flops %" PetscInt64_FMT "\n", (PetscInt64)s.num_clusters, (PetscInt64)s.cluster_padding, (PetscInt64)s.cluster_flops));
     PetscCall(PetscViewerASCIIPrintf(viewer, "rows on the dense accumulator %" PetscInt64_FMT "%s; workspace %" PetscInt64_FMT " KiB per thread (peak), %" PetscInt64_FMT " KiB all threads; seconds: ordering %g, clustering %g, symbolic %g (incl. ordering and clustering)%s\n", (PetscInt64)s.rows_dense,
                                      s.dense_limited ? " (dense asked for, C too wide)" : "", MatClusterKiB(s.workspace_thread_bytes), MatClusterKiB(s.workspace_bytes), s.seconds_ordering, s.seconds_clustering, s.seconds_symbolic, s.left_reused ? "; ordering and clusters taken from an earlier product" : ""));

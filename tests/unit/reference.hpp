@@ -474,6 +474,39 @@ inline Dense2 grouped_matrix(std::int64_t m, std::int64_t n, std::int64_t group,
   return M;
 }
 
+// Node boundaries for node_block_matrix: `nodes` nodes of 1..max_node consecutive indices (seeded).
+inline std::vector<std::int64_t> node_starts(std::int64_t nodes, int max_node, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> size(1, max_node);
+  std::vector<std::int64_t> s{0};
+  for (std::int64_t k = 0; k < nodes; ++k) s.push_back(s.back() + size(rng));
+  return s;
+}
+
+// A block matrix by nodes, as a vector PDE's: rows and columns grouped into nodes (node_starts),
+// node (I, J) coupled with probability density (and to itself where J = I exists), and a coupled
+// pair of nodes stores its whole dense block, except entries dropped with probability holes. So
+// rows of a node repeat one another's pattern (where no hole breaks it) and rows of the other
+// operand meet them as runs of consecutive columns: src/spgemm_kernel.hpp, repeated_rows.
+inline Dense2 node_block_matrix(const std::vector<std::int64_t> &rs, const std::vector<std::int64_t> &cs, double density, double holes,
+                                std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution coupled(density), dropped(holes);
+  Dense2 M;
+  M.nrows = rs.back();
+  M.ncols = cs.back();
+  for (std::size_t I = 0; I + 1 < rs.size(); ++I)
+    for (std::size_t J = 0; J + 1 < cs.size(); ++J) {
+      if (I != J && !coupled(rng)) continue;
+      for (std::int64_t i = rs[I]; i < rs[I + 1]; ++i)
+        for (std::int64_t j = cs[J]; j < cs[J + 1]; ++j)
+          if (!dropped(rng)) M.entries[{i, j}] = random_value(rng);
+    }
+  return M;
+}
+
 inline void zero_rows(Dense2 &M, const std::set<std::int64_t> &rows)
 {
   for (auto it = M.entries.begin(); it != M.entries.end();)
@@ -575,6 +608,15 @@ inline std::vector<NamedPair> product_cases()
   {
     Dense2 G = grouped_matrix(96, 96, 3, 9, 194, false);
     add("block bs3 96x96 squared", G, G);
+  }
+  // Node blocks (vector-PDE-like, nodes of 1..6 dofs): B's repeated rows taken as runs, longer runs
+  // than the kernels' (kMaxRun) split; with holes, runs broken in A's rows and in B's.
+  {
+    const std::vector<std::int64_t> fine = node_starts(30, 6, 195), coarse = node_starts(9, 3, 196);
+    const Dense2 N = node_block_matrix(fine, fine, 0.15, 0.0, 197);
+    add("node blocks 1..6 squared", N, N);
+    add("node blocks with holes * node-block prolongator", node_block_matrix(fine, fine, 0.15, 0.1, 198),
+        node_block_matrix(fine, coarse, 0.2, 0.0, 199));
   }
   // Full 64-row clusters: 130 identical rows except row 63 and row 127 (the last row of each
   // 64-row cluster, mask bit 63) which alone hold one more column each.

@@ -312,6 +312,71 @@ TEST_CASE("row-wise numeric: gathering (narrow C) and positions (wide C) give th
   }
 }
 
+TEST_CASE("runs of B's repeated rows: every kernel adds them in row order, bit for bit, any thread count", "[spgemm][reuse][threads]")
+{
+  // Node-block operands (tests/unit/reference.hpp, node_block_matrix): B's rows of a node repeat one
+  // another, so the kernels take them as runs (src/spgemm_kernel.hpp, repeated_rows), up to kMaxRun
+  // rows at a time (nodes of up to 6); holes in A break its runs, holes in B break B's. The reference
+  // sums each entry over A's columns in order from +0, as the kernels must with or without runs: the
+  // values must equal it bit for bit, one-shot (fused), after a symbolic + numeric and after the
+  // values change. Narrow C (gathering), wide C (B's columns spread: positions), the hash map, and
+  // the cluster kernel (fixed clusters of 3 across nodes of other sizes: rows that share their
+  // pattern and rows that do not; Auto's variable clusters).
+  using I = std::int32_t;
+  const std::vector<std::int64_t> fine = pctest::node_starts(60, 6, 301), coarse = pctest::node_starts(20, 3, 302);
+  const Dense2 N = pctest::node_block_matrix(fine, fine, 0.08, 0.0, 303);
+  const Dense2 Aholes = pctest::node_block_matrix(fine, fine, 0.08, 0.05, 304);
+  const Dense2 Bholes = pctest::node_block_matrix(fine, coarse, 0.3, 0.05, 305);
+  const std::int64_t spread = 199;
+  Dense2 Nwide{N.nrows, N.ncols * spread + 7, {}};
+  for (const auto &e : N.entries) Nwide.entries[{e.first.first, e.first.second * spread + 7}] = e.second;
+  struct Case {
+    const char *name;
+    Dense2 A, B;
+  };
+  const std::vector<Case> cases = {{"square node blocks", N, N}, {"square, wide C", N, Nwide}, {"holes * prolongator", Aholes, Bholes}};
+  std::vector<SpgemmOptions> configs;
+  for (Accumulator acc : {Accumulator::Dense, Accumulator::Hash}) {
+    SpgemmOptions o;
+    o.accumulator = acc;
+    o.kernel = Kernel::Rowwise;
+    configs.push_back(o);
+    o.kernel = Kernel::Cluster;
+    o.scheme = ClusterScheme::Fixed;
+    o.clustering.cluster_size = 3;
+    configs.push_back(o);
+    o.scheme = ClusterScheme::Auto;
+    configs.push_back(o);
+  }
+  for (const Case &cs : cases) {
+    const Dense2 A2d = pctest::revalue(cs.A, 306), B2d = pctest::revalue(cs.B, 307);
+    const auto A = pctest::to_csr<I>(cs.A), B = pctest::to_csr<I>(cs.B), A2 = pctest::to_csr<I>(A2d), B2 = pctest::to_csr<I>(B2d);
+    const auto C = pctest::to_csr<I>(pctest::reference_product(cs.A, cs.B)), C2 = pctest::to_csr<I>(pctest::reference_product(A2d, B2d));
+    for (const SpgemmOptions &base : configs)
+      for (int threads : {1, 2, 4}) {
+        SpgemmOptions o = base;
+        o.num_threads = threads;
+        INFO(cs.name << "; " << describe(o));
+        std::vector<I> fi, fj;
+        std::vector<double> fv;
+        SpgemmPlan<I, double> fused;
+        REQUIRE_NOTHROW(fused = SpgemmPlan<I, double>::symbolic(A.view(), B.view(), o, fi, fj, &fv));
+        CHECK(fused.stats().repeated_rows > 0);
+        REQUIRE((fi == C.rowptr && fj == C.colidx));
+        CHECK(pctest::same_bits(fv, C.values));
+        SpgemmPlan<I, double> plan;
+        Product<I> P;
+        REQUIRE_NOTHROW(P = run<I>(A.view(), B.view(), o, &plan));
+        REQUIRE((P.rowptr == C.rowptr && P.colidx == C.colidx));
+        CHECK(pctest::same_bits(P.values, C.values));
+        const CsrView<I, double> Cv{A.nrows, B.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
+        std::fill(P.values.begin(), P.values.end(), -777.0);
+        REQUIRE_NOTHROW(plan.numeric(A2.view(), B2.view(), Cv, P.values.data()));
+        CHECK(pctest::same_bits(P.values, C2.values));
+      }
+  }
+}
+
 TEST_CASE("symbolic: short rows merged, longer ones through the map, any accumulator and thread count", "[spgemm][reuse][threads]")
 {
   // Row i of A has i % 8 entries, so rows of 0..4 entries take the merge of B's rows (kMergeMaxRows)
