@@ -375,6 +375,20 @@ TEST_CASE("runs of B's repeated rows: every kernel adds them in row order, bit f
         CHECK(pctest::same_bits(P.values, C2.values));
       }
   }
+  // A stray repeat (one row of 200) does not pay for looking for runs (kMinRepeatedShare): none taken.
+  Dense2 R = pctest::random_matrix(200, 200, 0.03, 308);
+  R.entries[{10, 3}] = 1.5;
+  R.entries[{10, 50}] = -2.0;
+  for (std::int64_t j = 0; j < 200; ++j) {
+    R.entries.erase({11, j});
+    if (R.entries.count({10, j})) R.entries[{11, j}] = 0.5;
+  }
+  const auto Rc = pctest::to_csr<I>(R);
+  Product<I> P;
+  SpgemmPlan<I, double> plan;
+  REQUIRE_NOTHROW(P = run<I>(Rc.view(), Rc.view(), SpgemmOptions{}, &plan));
+  CHECK(plan.stats().repeated_rows == 0);
+  CHECK(pctest::compare_csr<I>(pctest::reference_of(R, R), Rc.nrows, Rc.ncols, P.rowptr, P.colidx, P.values) == "");
 }
 
 TEST_CASE("symbolic: short rows merged, longer ones through the map, any accumulator and thread count", "[spgemm][reuse][threads]")
