@@ -13,6 +13,7 @@
 #include <numeric>
 #include <string>
 #include <stdexcept>
+#include <type_traits>
 
 namespace pcluster::detail {
 
@@ -190,6 +191,97 @@ void check_fits(const TripleOperands<I, V, M> &ops)
                         std::to_string(static_cast<Count>(std::numeric_limits<I>::max())) + ")");
 }
 
+// Numeric phase, CSR operands: how many rows of P from k on (up to kMaxRun) repeat row k's pattern
+// (repeats: spgemm_kernel.hpp, repeated_rows) with finite values; 1 if they cannot be merged as one.
+template <class I, class V>
+int mergeable_run(const CsrView<I, V> &A, const CsrView<I, V> &P, const std::uint8_t *repeats, I k)
+{
+  int r = 1;
+  while (r < kMaxRun && k + r < A.nrows && repeats[k + r]) ++r;
+  if (r == 1) return 1;
+  bool any_a = false;
+  for (int q = 0; q < r; ++q) {
+    any_a = any_a || A.row_length(k + q) > 0;
+    for (I t = P.rowptr[k + q]; t < P.rowptr[k + q + 1]; ++t)
+      if (!std::isfinite(P.values[t])) return 1; // p * 0 would be NaN: the row-by-row path takes the exact pattern
+  }
+  return any_a ? r : 1;
+}
+
+// Rows k..k+r-1 of P share one pattern, so their rows of A*P are added to the same rows of C: they
+// are formed side by side (acc[c*r + q], zero outside their patterns) and merged into each row of C
+// in one pass, every entry taking the same products in the same order (k's, then k+1's, ...) as r
+// passes would, so bit for bit the row-by-row result. Where A's rows k.. share their pattern too
+// (a_rep), the r rows of A*P are formed in one pass over it, each row of P loaded once. The merge
+// into C's rows (longer than A*P's) is where the fused form spends its time: on a block matrix this
+// walks them once per node instead of once per dof. C's rows [c0, c1) are this thread's; searched
+// as in numeric().
+template <class I, class V>
+void merge_run(const CsrView<I, V> &A, const CsrView<I, V> &P, const std::uint8_t *a_rep, I k, int r, I c0, I c1, bool searched,
+               const CsrView<I, V> &C, V *c_values, V *acc)
+{
+  const I p0 = P.rowptr[k], len = P.rowptr[k + 1] - p0;
+  if (std::none_of(P.colidx + p0, P.colidx + p0 + len, [&](I i) { return i >= c0 && i < c1; })) return; // no row of C of this thread's
+  I lo = searched ? P.ncols : 0, hi = searched ? -1 : P.ncols - 1; // the run's columns of A*P lie in [lo, hi]
+  bool a_shared = a_rep != nullptr;
+  for (int q = 1; q < r && a_shared; ++q) a_shared = a_rep[k + q];
+  if (searched)
+    for (int q = 0; q < (a_shared ? 1 : r); ++q)
+      for (I t = A.rowptr[k + q]; t < A.rowptr[k + q + 1]; ++t) widen_to_row(P, A.colidx[t], lo, hi);
+  const I *const ccol = C.colidx;
+  const auto span = [&](I i) { // C(i,:)'s entries in [lo, hi]
+    if (C.rowptr[i + 1] - C.rowptr[i] <= kSearchedRowLength) return std::make_pair(C.rowptr[i], C.rowptr[i + 1]);
+    const I *const b = std::lower_bound(ccol + C.rowptr[i], ccol + C.rowptr[i + 1], lo);
+    return std::make_pair(static_cast<I>(b - ccol), static_cast<I>(std::upper_bound(b, ccol + C.rowptr[i + 1], hi) - ccol));
+  };
+  with_run_length(r, [&](auto run) {
+    constexpr int R = decltype(run)::value;
+    const I *const pptr = P.rowptr, *const pcol = P.colidx;
+    const V *const pval = P.values;
+    V *const __restrict racc = acc;
+    if (a_shared) { // A(k+q,:) at the same positions for every q
+      const I a0 = A.rowptr[k], alen = A.rowptr[k + 1] - a0;
+      I a_off[R];
+      for (int q = 0; q < R; ++q) a_off[q] = A.rowptr[k + q];
+      for (I t = 0; t < alen; ++t) {
+        const I j = A.colidx[a0 + t];
+        prefetch_row(A.colidx + a0 + t + kPrefetchAhead, A.colidx + A.nnz(), pptr, pcol, pval);
+        V a[R];
+        for (int q = 0; q < R; ++q) a[q] = A.values[a_off[q] + t];
+        for (I u = pptr[j]; u < pptr[j + 1]; ++u) {
+          V *const d = racc + static_cast<std::size_t>(pcol[u]) * R;
+          const V p = pval[u];
+          for (int q = 0; q < R; ++q) d[q] += a[q] * p;
+        }
+      }
+    } else
+      for (int q = 0; q < R; ++q) {
+        const I a0 = A.rowptr[k + q];
+        for_each_product(A.colidx + a0, A.rowptr[k + q + 1] - a0, A.values + a0, A.colidx + A.nnz(), pptr, pcol, pval,
+                         [racc, q](I c, V ap) { racc[static_cast<std::size_t>(c) * R + q] += ap; });
+      }
+    I last = -1;
+    V *const __restrict cv = c_values;
+    for (I t = 0; t < len; ++t) {
+      const I i = pcol[p0 + t];
+      if (i < c0 || i >= c1) continue;
+      last = i;
+      V p[R];
+      for (int q = 0; q < R; ++q) p[q] = pval[pptr[k + q] + t];
+      const auto [e0, e1] = span(i);
+      for (I e = e0; e < e1; ++e) {
+        const V *const d = racc + static_cast<std::size_t>(ccol[e]) * R;
+        V v = cv[e];
+        for (int q = 0; q < R; ++q) v += p[q] * d[q];
+        cv[e] = v;
+      }
+    }
+    const auto [z0, z1] = span(last); // C(last,:) holds every row of the run's pattern
+    for (I e = z0; e < z1; ++e)
+      for (int q = 0; q < R; ++q) racc[static_cast<std::size_t>(ccol[e]) * R + q] = V(0);
+  });
+}
+
 } // namespace
 
 template <class I, class V>
@@ -214,6 +306,14 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   plan.n_ = A.nrows;
   plan.m_ = P.ncols;
   c_rowptr.assign(static_cast<std::size_t>(m) + 1, I(0));
+  // Rows of A and of P repeating the row before them (CSR operands; block matrices): their patterns
+  // were just added to the union, so they are skipped (exact: a union).
+  if constexpr (std::is_same_v<M, CsrView<I, V>>) {
+    plan.p_repeats_ = repeated_rows(P, nt);
+    plan.a_repeats_ = repeated_rows(A, nt);
+  }
+  const std::uint8_t *const a_rep = plan.a_repeats_.empty() ? nullptr : plan.a_repeats_.data();
+  const std::uint8_t *const p_rep = plan.p_repeats_.empty() ? nullptr : plan.p_repeats_.data();
   std::vector<Staging<I>> cols(static_cast<std::size_t>(nt)); // each thread's rows of C, in order
   std::vector<Count> bytes(static_cast<std::size_t>(nt), 0), merged(static_cast<std::size_t>(nt), 0);
   RegionErrors errors;
@@ -233,22 +333,27 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
       if (static_cast<Count>(w.size()) < bound) w.resize(static_cast<std::size_t>(bound));
       const std::uint32_t fnow = fine.next();
       I len = 0;
-      for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q)
-        for_each_entry(A, Pt.colidx[q], [&](I j, V) {
+      for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q) {
+        const I k = Pt.colidx[q];
+        if (a_rep && a_rep[k] && q > Pt.rowptr[i] && Pt.colidx[q - 1] == k - 1) continue;
+        for_each_entry(A, k, [&](I j, V) {
           const bool fresh = fstamp[j] != fnow;
           fstamp[j] = fnow;
           w[len] = j;
           len += fresh;
         });
+      }
       const std::uint32_t cnow = coarse.next();
       row.clear();
-      for (I e = 0; e < len; ++e)
+      for (I e = 0; e < len; ++e) {
+        if (p_rep && p_rep[w[e]] && e > 0 && w[e - 1] == w[e] - 1) continue;
         for_each_entry(P, w[e], [&](I c, V) {
           if (cstamp[c] != cnow) {
             cstamp[c] = cnow;
             row.push_back(c);
           }
         });
+      }
       sort_small(row.data(), row.data() + row.size(), std::less<I>());
       out.append(row);
       c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(row.size());
@@ -314,7 +419,13 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
     for (const auto &[r0, r1] : {std::make_pair(c0, std::min(c1, s0)), std::make_pair(std::max(c0, s1), c1)})
       if (r0 < r1) std::fill(c_values + (cptr[r0] - shift(r0)), c_values + (cptr[r1] - shift(r0)), V(0));
     for (I i = std::max(c0, s0); i < std::min(c1, s1); ++i) for_each_slot(i, cptr[i], cptr[i + 1], [](I, V &slot) { slot = V(0); });
-    std::vector<V> acc_v(static_cast<std::size_t>(P.ncols), V(0)); // (A*P)(k,:), zero outside its pattern between rows
+    // P's repeated rows (CSR operands with values, C written in place): runs of them are merged together
+    const std::uint8_t *repeats = nullptr;
+    if constexpr (std::is_same_v<M, CsrView<I, V>>)
+      if (!p_repeats_.empty() && A.values && P.values && !scatter) repeats = p_repeats_.data();
+    // (A*P)(k,:), zero outside its pattern between rows; with runs, then kMaxRun such rows side by side (merge_run)
+    const std::size_t stride = static_cast<std::size_t>(P.ncols);
+    std::vector<V> acc_v(stride * (repeats ? 1 + kMaxRun : 1), V(0)); // runs: after the row's, interleaved
     V *const __restrict acc = acc_v.data();
     std::unique_ptr<Stamps> exact; // a non-finite P(k,i): the pattern of (A*P)(k,:), made for that row
     std::vector<I> pattern;
@@ -322,6 +433,15 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
     bool searched = false;                    // a row of C this thread adds to is searched (longer than kSearchedRowLength)
     for (I i = c0; i < c1 && !searched; ++i) searched = cptr[i + 1] - cptr[i] > kSearchedRowLength;
     for (I k = 0; k < n; ++k) {
+      if constexpr (std::is_same_v<M, CsrView<I, V>>)
+        if (repeats) {
+          const int r = mergeable_run(A, P, repeats, k);
+          if (r > 1) {
+            merge_run(A, P, a_repeats_.empty() ? nullptr : a_repeats_.data(), k, r, c0, c1, searched, C, c_values, acc + stride);
+            k += r - 1;
+            continue;
+          }
+        }
       if (A.row_length(k) == 0) continue; // (A*P)(k,:) is empty: it would add +0 (MPIAIJ ranks: rows of other ranks)
       if (all_rows ? P.row_length(k) == 0 : [&] { // no column of P(k,:) in [c0, c1): no row of C of this thread's
             bool none = true;

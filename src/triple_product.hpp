@@ -32,12 +32,17 @@
 //
 // Workspace per thread (m = C's columns, n = A's columns): symbolic: 4 (n + m) bytes of stamps, a
 // row of (Pt A) and the thread's rows of C's pattern until they are copied to C (at most twice
-// that, growing); numeric: V m bytes of accumulator.
+// that, growing); numeric: V m bytes of accumulator. Where P's rows repeat one another (a block
+// matrix's nodes; CSR operands) the plan keeps a byte per row of P and of A saying which: the
+// symbolic phase skips the repeats, and the numeric phase forms a run of A*P's rows side by side
+// (4 V m bytes more) and merges them into C's rows in one pass (merge_run; same sums in the
+// same order).
 #pragma once
 
 #include "pcluster/csr.hpp"
 #include "pcluster/product.hpp"
 
+#include <cstdint>
 #include <vector>
 
 namespace pcluster::detail {
@@ -76,6 +81,8 @@ class FusedTripleProduct {
   I n_ = 0, m_ = 0;
   Count flops_ = 0;
   Count workspace_thread_bytes_ = 0;
+  // CsrView operands: P's and A's repeated rows (spgemm_kernel.hpp, repeated_rows), empty if none
+  std::vector<std::uint8_t> p_repeats_, a_repeats_;
 };
 
 } // namespace pcluster::detail

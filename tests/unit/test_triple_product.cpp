@@ -105,6 +105,31 @@ TEST_CASE("fused PtAP with a smoothed-aggregation P: the stored chain's bits on 
   }
 }
 
+TEST_CASE("fused PtAP on node-block operands (runs of P's repeated rows): the stored chain's bits on 1 2 4 threads", "[triple]")
+{
+  // P's rows of a node repeat one another, so A*P's rows are formed by runs (src/spgemm_kernel.hpp,
+  // repeated_rows); the stored chain's A*P is checked against the reference bit for bit in
+  // test_spgemm.cpp. C's rows: short (walked whole) with few coarse nodes, long (searched, past
+  // kSearchedRowLength) with many.
+  for (std::int64_t coarse_nodes : {6, 60}) {
+    INFO(coarse_nodes << " coarse nodes");
+    const std::vector<std::int64_t> fine = pctest::node_starts(50, 6, 401), coarse = pctest::node_starts(coarse_nodes, 3, 402);
+    const Csr A = pctest::to_csr<I>(pctest::node_block_matrix(fine, fine, 0.1, 0.0, 403));
+    const Csr P = pctest::to_csr<I>(pctest::node_block_matrix(fine, coarse, 0.3, 0.0, 404));
+    const Csr A2 = revalue(A, 2.0), P2 = revalue(P, 0.5);
+    const Result stored = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Stored, 1);
+    REQUIRE(stored.steps.front().spgemm.repeated_rows > 0);
+    for (int threads : {1, 2, 4}) {
+      INFO(threads << " threads");
+      const Result fused = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Fused, threads);
+      REQUIRE(fused.steps.back().fused_triple);
+      CHECK(pctest::same_bits(fused.colidx, stored.colidx));
+      CHECK(pctest::same_bits(fused.values, stored.values));
+      CHECK(pctest::same_bits(fused.renumeric, stored.renumeric));
+    }
+  }
+}
+
 TEST_CASE("fused RARt: R A R^T equals the stored chain's bits and the reference", "[triple]")
 {
   const I n = 12;
