@@ -75,7 +75,8 @@ __attribute__((always_inline)) inline void prefetch_row(const I *ahead, const I 
 // the kernels take them as one run, loading B's columns once and adding the run's products into
 // each sum in a register, in the order they are added one row at a time (so the values are
 // bit-identical), and the pattern-only symbolic phase skips the repeats outright. Measured on
-// elasticity (block size 3, 27-point couplings, 1 thread): see repeated_rows' caller.
+// elasticity (27-point couplings of 3-dof nodes, A*A, 1 thread): one-shot 1.8x and reuse 1.4-1.6x
+// faster than row by row (docs/results/block_runs_issue16.txt).
 // repeats[k] != 0: row k of B holds exactly row k-1's columns. Empty (the plain loops run) unless
 // at least kMinRepeatedShare of B's rows repeat: looking for runs costs a load and a compare per
 // entry of A, which a few stray repeats never repay (measured, reuse at 1 thread: a road network
@@ -112,14 +113,23 @@ std::vector<std::uint8_t> repeated_rows(const CsrView<I, V> &B, int nt)
 constexpr int kMaxRun = 4;
 
 // How many of A's columns cols[t], cols[t+1], ... (of n) are k, k+1, ... with rows of B repeating
-// row k's columns, up to kMaxRun.
+// row k's columns, up to kMaxRun. The rows' lengths are compared too (bptr): a B whose pattern
+// changed since repeats were found then gives shorter runs, never reads past a row.
 template <class I>
-__attribute__((always_inline)) inline int run_at(const I *cols, I t, I n, const std::uint8_t *repeats)
+__attribute__((always_inline)) inline int run_at(const I *cols, I t, I n, const std::uint8_t *repeats, const I *bptr)
 {
-  const I k = cols[t];
+  const I k = cols[t], len = bptr[k + 1] - bptr[k];
   int m = 1;
-  while (m < kMaxRun && t + m < n && cols[t + m] == k + m && repeats[k + m]) ++m;
+  while (m < kMaxRun && t + m < n && cols[t + m] == k + m && repeats[k + m] && bptr[k + m + 1] - bptr[k + m] == len) ++m;
   return m;
+}
+
+// Is column t of a sorted list (cols) the row after column t-1's, repeating it (repeats: nullable)?
+// Then its pattern was just added to a union, and a pattern-only pass skips it.
+template <class I>
+inline bool repeats_previous(const std::uint8_t *repeats, const I *cols, I t)
+{
+  return repeats && t > 0 && repeats[cols[t]] && cols[t - 1] == cols[t] - 1;
 }
 
 // Calls f(std::integral_constant<int, m>) for a run length m in [1, kMaxRun].
@@ -235,33 +245,34 @@ void accumulate_cluster(const Unit<I, V> &u, const CsrView<I, V> &B, const V *b_
   const I s = W > 0 ? I(W) : u.s;
   const I *const __restrict bptr = B.rowptr;
   const I *const __restrict bcol = B.colidx;
-  if (W > 0 && repeats) {
-    for (I t = 0; t < u.n;) {
-      const int m = run_at(u.cols, t, u.n, repeats);
-      const I k = u.cols[t];
-      for (int r = 0; r < m; ++r) prefetch_row(u.cols + t + r + kPrefetchAhead, u.cols_end, bptr, bcol, b_values);
-      with_run_length(m, [&](auto run) {
-        constexpr int M = decltype(run)::value;
-        I q[M];
-        V a[M][W > 0 ? W : 1];
-        for (int r = 0; r < M; ++r) {
-          q[r] = bptr[k + r];
-          for (I l = 0; l < s; ++l) a[r][l] = u.values[static_cast<std::size_t>(t + r) * s + l];
-        }
-        const I len = bptr[k + 1] - q[0];
-        for (I p = 0; p < len; ++p) {
-          V *const __restrict dst = acc + static_cast<std::size_t>(slot[bcol[q[0] + p]]) * s;
-          for (I l = 0; l < s; ++l) {
-            V v = dst[l];
-            for (int r = 0; r < M; ++r) v += a[r][l] * b_values[q[r] + p];
-            dst[l] = v;
+  if constexpr (W > 0)
+    if (repeats) {
+      for (I t = 0; t < u.n;) {
+        const int m = run_at(u.cols, t, u.n, repeats, bptr);
+        const I k = u.cols[t];
+        for (int r = 0; r < m; ++r) prefetch_row(u.cols + t + r + kPrefetchAhead, u.cols_end, bptr, bcol, b_values);
+        with_run_length(m, [&](auto run) {
+          constexpr int M = decltype(run)::value;
+          I q[M];
+          V a[M][W];
+          for (int r = 0; r < M; ++r) {
+            q[r] = bptr[k + r];
+            for (I l = 0; l < s; ++l) a[r][l] = u.values[static_cast<std::size_t>(t + r) * s + l];
           }
-        }
-      });
-      t += m;
+          const I len = bptr[k + 1] - q[0];
+          for (I p = 0; p < len; ++p) {
+            V *const __restrict dst = acc + static_cast<std::size_t>(slot[bcol[q[0] + p]]) * s;
+            for (I l = 0; l < s; ++l) {
+              V v = dst[l];
+              for (int r = 0; r < M; ++r) v += a[r][l] * b_values[q[r] + p];
+              dst[l] = v;
+            }
+          }
+        });
+        t += m;
+      }
+      return;
     }
-    return;
-  }
   for (I t = 0; t < u.n; ++t) {
     const I k = u.cols[t];
     prefetch_row(u.cols + t + kPrefetchAhead, u.cols_end, bptr, bcol, b_values);
@@ -377,14 +388,14 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
       for (I t = 0; t < u.n; ++t) {
         const I k = u.cols[t];
         prefetch_row(u.cols + t + kPrefetchAhead, u.cols_end, bptr, bcol, static_cast<const V *>(nullptr));
-        if (repeats && t > 0 && repeats[k] && u.cols[t - 1] == k - 1) continue; // row k-1's columns, just marked
+        if (repeats_previous(repeats, u.cols, t)) continue; // row k-1's columns, just marked
         end = map.mark_new(bcol + bptr[k], bcol + bptr[k + 1], end);
       }
     } else {
       if (static_cast<Count>(ws.acc.size()) < work) ws.acc.resize(work);
       V *const __restrict acc = ws.acc.data();
       for (I t = 0; t < u.n;) {
-        const int m = repeats ? run_at(u.cols, t, u.n, repeats) : 1;
+        const int m = repeats ? run_at(u.cols, t, u.n, repeats, bptr) : 1;
         const I k = u.cols[t];
         for (int r = 0; r < m; ++r) prefetch_row(u.cols + t + r + kPrefetchAhead, u.cols_end, bptr, bcol, b_values);
         with_run_length(m, [&](auto run) {
@@ -448,7 +459,7 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
     const I k = u.cols[t];
     prefetch_row(u.cols + t + kPrefetchAhead, u.cols_end, bptr, bcol, static_cast<const V *>(nullptr));
     const RowMask m = u.masks[t];
-    if (repeats && t > 0 && repeats[k] && u.cols[t - 1] == k - 1 && u.masks[t - 1] == m) continue; // the columns just inserted
+    if (repeats_previous(repeats, u.cols, t) && u.masks[t - 1] == m) continue; // the columns just inserted, for the same rows
     for (I q = bptr[k]; q < bptr[k + 1]; ++q) {
       bool inserted;
       const I slot = map.template insert<true>(bcol[q], inserted);
@@ -513,7 +524,7 @@ __attribute__((always_inline)) inline void for_each_run(const I *cols, I n, cons
                                                         Target &&target)
 {
   for (I t = 0; t < n;) {
-    const int m = run_at(cols, t, n, repeats);
+    const int m = run_at(cols, t, n, repeats, bptr);
     const I k = cols[t];
     for (int r = 0; r < m; ++r) prefetch_row(cols + t + r + kPrefetchAhead, cols_end, bptr, bcol, bval);
     with_run_length(m, [&](auto run) {
@@ -603,9 +614,9 @@ Count expected_entries(const Unit<I, V> &u, const CsrView<I, V> &C)
   return n;
 }
 
-// Do the unit's rows have one pattern in C? Where every row holds every column of the unit (all
-// masks full: the rows of a node of a block matrix) they have, unless a diagonal was added
-// (SpgemmOptions::include_diagonal): C's rows are compared. Such a cluster needs no map of its
+// Do the unit's rows have one pattern in C? Only if every row holds every column of the unit (all
+// masks full: the rows of a node of a block matrix); then C's rows are compared too (a diagonal
+// added by SpgemmOptions::include_diagonal differs between them). Such a cluster needs no map of its
 // union: a column's slot is its position in the first row, bound in one pass as the row-wise
 // numeric does (measured on elasticity with node clusters, reuse: the union's map, one insert per
 // entry of C and a gather through the slots, cost about a third of the phase).

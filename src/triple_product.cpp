@@ -192,12 +192,15 @@ void check_fits(const TripleOperands<I, V, M> &ops)
 }
 
 // Numeric phase, CSR operands: how many rows of P from k on (up to kMaxRun) repeat row k's pattern
-// (repeats: spgemm_kernel.hpp, repeated_rows) with finite values; 1 if they cannot be merged as one.
+// (repeats: spgemm_kernel.hpp, repeated_rows; their lengths compared too, so a P whose pattern
+// changed since the symbolic phase never makes merge_run read past a row); 1 if they cannot be
+// merged as one: a non-finite value among them, or no entry in their rows of A.
 template <class I, class V>
 int mergeable_run(const CsrView<I, V> &A, const CsrView<I, V> &P, const std::uint8_t *repeats, I k)
 {
+  const I len = P.row_length(k);
   int r = 1;
-  while (r < kMaxRun && k + r < A.nrows && repeats[k + r]) ++r;
+  while (r < kMaxRun && k + r < A.nrows && repeats[k + r] && P.row_length(k + r) == len) ++r;
   if (r == 1) return 1;
   bool any_a = false;
   for (int q = 0; q < r; ++q) {
@@ -211,7 +214,9 @@ int mergeable_run(const CsrView<I, V> &A, const CsrView<I, V> &P, const std::uin
 // Rows k..k+r-1 of P share one pattern, so their rows of A*P are added to the same rows of C: they
 // are formed side by side (acc[c*r + q], zero outside their patterns) and merged into each row of C
 // in one pass, every entry taking the same products in the same order (k's, then k+1's, ...) as r
-// passes would, so bit for bit the row-by-row result. Where A's rows k.. share their pattern too
+// passes would, so bit for bit the row-by-row result. (A row of A*P is also added where it has no
+// entry, within the run's span: p * 0 with p finite is +-0, and a sum begun at +0 is never -0, so
+// adding +-0 changes no bit.) Where A's rows k.. share their pattern too
 // (a_rep), the r rows of A*P are formed in one pass over it, each row of P loaded once. The merge
 // into C's rows (longer than A*P's) is where the fused form spends its time: on a block matrix this
 // walks them once per node instead of once per dof. C's rows [c0, c1) are this thread's; searched
@@ -224,7 +229,7 @@ void merge_run(const CsrView<I, V> &A, const CsrView<I, V> &P, const std::uint8_
   if (std::none_of(P.colidx + p0, P.colidx + p0 + len, [&](I i) { return i >= c0 && i < c1; })) return; // no row of C of this thread's
   I lo = searched ? P.ncols : 0, hi = searched ? -1 : P.ncols - 1; // the run's columns of A*P lie in [lo, hi]
   bool a_shared = a_rep != nullptr;
-  for (int q = 1; q < r && a_shared; ++q) a_shared = a_rep[k + q];
+  for (int q = 1; q < r && a_shared; ++q) a_shared = a_rep[k + q] && A.row_length(k + q) == A.row_length(k);
   if (searched)
     for (int q = 0; q < (a_shared ? 1 : r); ++q)
       for (I t = A.rowptr[k + q]; t < A.rowptr[k + q + 1]; ++t) widen_to_row(P, A.colidx[t], lo, hi);
@@ -335,7 +340,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
       I len = 0;
       for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q) {
         const I k = Pt.colidx[q];
-        if (a_rep && a_rep[k] && q > Pt.rowptr[i] && Pt.colidx[q - 1] == k - 1) continue;
+        if (repeats_previous(a_rep, Pt.colidx + Pt.rowptr[i], q - Pt.rowptr[i])) continue;
         for_each_entry(A, k, [&](I j, V) {
           const bool fresh = fstamp[j] != fnow;
           fstamp[j] = fnow;
@@ -346,7 +351,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
       const std::uint32_t cnow = coarse.next();
       row.clear();
       for (I e = 0; e < len; ++e) {
-        if (p_rep && p_rep[w[e]] && e > 0 && w[e - 1] == w[e] - 1) continue;
+        if (repeats_previous(p_rep, w.data(), e)) continue;
         for_each_entry(P, w[e], [&](I c, V) {
           if (cstamp[c] != cnow) {
             cstamp[c] = cnow;

@@ -118,7 +118,7 @@ struct SpgemmStats {
   Count num_clusters = 0;    // 0 for row-wise
   Count cluster_padding = 0; // explicit zeros stored in CSR_Cluster
   Count rows_dense = 0;      // rows (or clusters' rows) that used the dense accumulator
-  Count repeated_rows = 0;   // rows of B repeating the row before them, taken with it as one run (nodes of a block matrix; 0: too few to pay)
+  Count repeated_rows = 0;   // rows of B found repeating the row before them (nodes of a block matrix), for runs (src/spgemm_kernel.hpp); 0: too few to pay
   bool dense_limited = false; // Accumulator::Dense was asked for, but C is too wide for dense arrays: Hash ran
   // Workspace of the kernels' threads (accumulators and per-unit scratch), in bytes allocated, as the
   // threads counted it: the largest one thread held, and the sum over a phase's threads; the largest

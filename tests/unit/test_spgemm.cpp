@@ -312,7 +312,8 @@ TEST_CASE("row-wise numeric: gathering (narrow C) and positions (wide C) give th
   }
 }
 
-TEST_CASE("runs of B's repeated rows: every kernel adds them in row order, bit for bit, any thread count", "[spgemm][reuse][threads]")
+TEMPLATE_TEST_CASE("runs of B's repeated rows: every kernel adds them in row order, bit for bit, any thread count", "[spgemm][reuse][threads]",
+                   std::int32_t, std::int64_t)
 {
   // Node-block operands (tests/unit/reference.hpp, node_block_matrix): B's rows of a node repeat one
   // another, so the kernels take them as runs (src/spgemm_kernel.hpp, repeated_rows), up to kMaxRun
@@ -322,7 +323,7 @@ TEST_CASE("runs of B's repeated rows: every kernel adds them in row order, bit f
   // values change. Narrow C (gathering), wide C (B's columns spread: positions), the hash map, and
   // the cluster kernel (fixed clusters of 3 across nodes of other sizes: rows that share their
   // pattern and rows that do not; Auto's variable clusters).
-  using I = std::int32_t;
+  using I = TestType;
   const std::vector<std::int64_t> fine = pctest::node_starts(60, 6, 301), coarse = pctest::node_starts(20, 3, 302);
   const Dense2 N = pctest::node_block_matrix(fine, fine, 0.08, 0.0, 303);
   const Dense2 Aholes = pctest::node_block_matrix(fine, fine, 0.08, 0.05, 304);
@@ -375,11 +376,12 @@ TEST_CASE("runs of B's repeated rows: every kernel adds them in row order, bit f
         CHECK(pctest::same_bits(P.values, C2.values));
       }
   }
-  // A stray repeat (one row of 200) does not pay for looking for runs (kMinRepeatedShare): none taken.
-  Dense2 R = pctest::random_matrix(200, 200, 0.03, 308);
+  // A stray repeat (one row of 6000) does not pay for looking for runs (kMinRepeatedShare): none
+  // taken, decided on the leading sample (kRepeatSampleRows).
+  Dense2 R = pctest::random_matrix(6000, 6000, 0.001, 308);
   R.entries[{10, 3}] = 1.5;
   R.entries[{10, 50}] = -2.0;
-  for (std::int64_t j = 0; j < 200; ++j) {
+  for (std::int64_t j = 0; j < 6000; ++j) {
     R.entries.erase({11, j});
     if (R.entries.count({10, j})) R.entries[{11, j}] = 0.5;
   }

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -16,6 +17,7 @@
 #include <vector>
 
 using namespace pcluster;
+using pctest::Dense2;
 
 namespace {
 
@@ -107,14 +109,21 @@ TEST_CASE("fused PtAP with a smoothed-aggregation P: the stored chain's bits on 
 
 TEST_CASE("fused PtAP on node-block operands (runs of P's repeated rows): the stored chain's bits on 1 2 4 threads", "[triple]")
 {
-  // P's rows of a node repeat one another, so A*P's rows are formed by runs (src/spgemm_kernel.hpp,
-  // repeated_rows); the stored chain's A*P is checked against the reference bit for bit in
-  // test_spgemm.cpp. C's rows: short (walked whole) with few coarse nodes, long (searched, past
-  // kSearchedRowLength) with many.
-  for (std::int64_t coarse_nodes : {6, 60}) {
-    INFO(coarse_nodes << " coarse nodes");
+  // P's rows of a node repeat one another, so A*P's rows are formed by runs and merged into C's rows
+  // together (src/triple_product.cpp, merge_run); the stored chain's A*P is checked against the
+  // reference bit for bit in test_spgemm.cpp. C's rows: short (walked whole) with few coarse nodes,
+  // long (searched, past kSearchedRowLength) with many. A: rows of a node alike (formed in one pass),
+  // or with holes and an empty row inside a node (each row of the run formed alone, a zero one).
+  for (std::int64_t coarse_nodes : {6, 60})
+  for (double holes : {0.0, 0.1}) {
+    INFO(coarse_nodes << " coarse nodes, holes in A " << holes);
     const std::vector<std::int64_t> fine = pctest::node_starts(50, 6, 401), coarse = pctest::node_starts(coarse_nodes, 3, 402);
-    const Csr A = pctest::to_csr<I>(pctest::node_block_matrix(fine, fine, 0.1, 0.0, 403));
+    Dense2 Ad = pctest::node_block_matrix(fine, fine, 0.1, holes, 403);
+    if (holes > 0) {
+      const std::int64_t node = std::adjacent_find(fine.begin(), fine.end(), [](auto a, auto b) { return b - a >= 3; }) - fine.begin();
+      for (std::int64_t j = 0; j < Ad.ncols; ++j) Ad.entries.erase({fine[node] + 1, j}); // the middle row of a node of 3 or more
+    }
+    const Csr A = pctest::to_csr<I>(Ad);
     const Csr P = pctest::to_csr<I>(pctest::node_block_matrix(fine, coarse, 0.3, 0.0, 404));
     const Csr A2 = revalue(A, 2.0), P2 = revalue(P, 0.5);
     const Result stored = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Stored, 1);
