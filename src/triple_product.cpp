@@ -14,6 +14,7 @@
 #include <string>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 namespace pcluster::detail {
 
@@ -191,6 +192,16 @@ void check_fits(const TripleOperands<I, V, M> &ops)
                         std::to_string(static_cast<Count>(std::numeric_limits<I>::max())) + ")");
 }
 
+// Numeric phase: the entries [e0, e1) of C's row i (cptr, ccol) with columns in [lo, hi] (those a row
+// of A*P there adds to; the others would get +0), searched for in long rows only, short ones whole.
+template <class I>
+std::pair<I, I> entries_in_range(const I *cptr, const I *ccol, I i, I lo, I hi)
+{
+  if (cptr[i + 1] - cptr[i] <= kSearchedRowLength) return {cptr[i], cptr[i + 1]};
+  const I *const b = std::lower_bound(ccol + cptr[i], ccol + cptr[i + 1], lo);
+  return {static_cast<I>(b - ccol), static_cast<I>(std::upper_bound(b, ccol + cptr[i + 1], hi) - ccol)};
+}
+
 // Numeric phase, CSR operands: how many rows of P from k on (up to kMaxRun) repeat row k's pattern
 // (repeats: spgemm_kernel.hpp, repeated_rows; their lengths compared too, so a P whose pattern
 // changed since the symbolic phase never makes merge_run read past a row); 1 if they cannot be
@@ -234,11 +245,7 @@ void merge_run(const CsrView<I, V> &A, const CsrView<I, V> &P, const std::uint8_
     for (int q = 0; q < (a_shared ? 1 : r); ++q)
       for (I t = A.rowptr[k + q]; t < A.rowptr[k + q + 1]; ++t) widen_to_row(P, A.colidx[t], lo, hi);
   const I *const ccol = C.colidx;
-  const auto span = [&](I i) { // C(i,:)'s entries in [lo, hi]
-    if (C.rowptr[i + 1] - C.rowptr[i] <= kSearchedRowLength) return std::make_pair(C.rowptr[i], C.rowptr[i + 1]);
-    const I *const b = std::lower_bound(ccol + C.rowptr[i], ccol + C.rowptr[i + 1], lo);
-    return std::make_pair(static_cast<I>(b - ccol), static_cast<I>(std::upper_bound(b, ccol + C.rowptr[i + 1], hi) - ccol));
-  };
+  const auto span = [&](I i) { return entries_in_range(C.rowptr, ccol, i, lo, hi); };
   with_run_length(r, [&](auto run) {
     constexpr int R = decltype(run)::value;
     const I *const pptr = P.rowptr, *const pcol = P.colidx;
@@ -464,12 +471,7 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
         });
       } else
         for_each_entry(A, k, [&](I j, V a) { for_each_entry(P, j, [&](I c, V p) { acc[c] += a * p; }); });
-      // C(i,:)'s entries in [lo, hi] (the others would add +0), searched for in long rows only
-      const auto span = [&](I i) {
-        if (cptr[i + 1] - cptr[i] <= kSearchedRowLength) return std::make_pair(cptr[i], cptr[i + 1]);
-        const I *const b = std::lower_bound(ccol + cptr[i], ccol + cptr[i + 1], lo);
-        return std::make_pair(static_cast<I>(b - ccol), static_cast<I>(std::upper_bound(b, ccol + cptr[i + 1], hi) - ccol));
-      };
+      const auto span = [&](I i) { return entries_in_range(cptr, ccol, i, lo, hi); };
       // p * 0 would be NaN for a non-finite p: its entries of C(i,:) [e0, e1) take only the row's own
       // pattern (rare: out of the loop below)
       const auto add_exact = [&](I i, I e0, I e1, V p) __attribute__((noinline)) {
