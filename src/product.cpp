@@ -178,6 +178,7 @@ struct ProductPlan<I, V>::Impl {
     st.flops = step.triple.flops();
     st.nnz_c = nnz_result;
     st.workspace_thread_bytes = step.triple.workspace_thread_bytes();
+    st.repeated_rows = step.triple.repeated_rows();
     st.seconds_symbolic = seconds_since(t1);
     flops += st.flops;
   }

@@ -87,12 +87,78 @@ __attribute__((always_inline)) inline void prefetch_row(const I *ahead, const I 
 constexpr double kMinRepeatedShare = 0.125;
 constexpr Count kRepeatSampleRows = 4096;
 template <class I, class V>
-std::vector<std::uint8_t> repeated_rows(const CsrView<I, V> &B, int nt)
+inline bool repeats_row_before(const CsrView<I, V> &B, I k)
 {
-  const auto repeats_row = [&B](I k) {
-    const I len = B.row_length(k);
-    return len > 0 && len == B.row_length(k - 1) && std::equal(B.colidx + B.rowptr[k], B.colidx + B.rowptr[k + 1], B.colidx + B.rowptr[k - 1]);
-  };
+  const I len = B.row_length(k);
+  return len > 0 && len == B.row_length(k - 1) && std::equal(B.colidx + B.rowptr[k], B.colidx + B.rowptr[k + 1], B.colidx + B.rowptr[k - 1]);
+}
+// A row as its sorted parts, to walk rows of one pattern side by side, entry t of each at once: a
+// CsrView's row is one part, a PiecedView's own row its diagonal and off-diagonal blocks' parts.
+// (Mapped: a PiecedView's, whose columns may be numbered through a map; a CsrView's are not.)
+template <class I, class V, bool Mapped>
+struct RowPart {
+  const I *col;
+  const V *val; // nullptr: a pattern
+  I len, col0;
+  const I *colmap; // column t is colmap[col[t]], or col0 + col[t] without one
+  I column(I t) const
+  {
+    if constexpr (Mapped) return colmap ? colmap[col[t]] : col0 + col[t];
+    else return col[t];
+  }
+};
+template <class M>
+struct RowPartOf;
+template <class I, class V>
+struct RowPartOf<CsrView<I, V>> {
+  using type = RowPart<I, V, false>;
+};
+template <class I, class V>
+struct RowPartOf<PiecedView<I, V>> {
+  using type = RowPart<I, V, true>;
+};
+template <class I, class V>
+inline int row_parts(const CsrView<I, V> &M, I k, RowPart<I, V, false> (&p)[2])
+{
+  const I b = M.rowptr[k], e = M.rowptr[k + 1];
+  p[0] = {M.colidx + b, M.values ? M.values + b : nullptr, e - b, I(0), nullptr};
+  return b < e ? 1 : 0;
+}
+template <class I, class V>
+inline int row_parts(const PiecedView<I, V> &M, I k, RowPart<I, V, true> (&p)[2])
+{
+  int n = 0;
+  M.for_each_segment(k, [&](const I *col, const V *val, I len, I col0, const I *colmap) { p[n++] = {col, val, len, col0, colmap}; });
+  return n;
+}
+// Has row k the parts of `first` (n of them), of the same lengths? (Runs check it of rows found
+// repeating: a pattern changed since then never makes them read past a part.)
+template <class M, class I, class Part>
+inline bool same_part_lengths(const M &B, I k, const Part (&first)[2], int n)
+{
+  Part p[2]{};
+  if (row_parts(B, k, p) != n) return false;
+  for (int q = 0; q < n; ++q)
+    if (p[q].len != first[q].len) return false;
+  return true;
+}
+// A PiecedView's rows part by part (so that entry t of one is entry t of the other): the same parts
+// with the same columns in the same numbering (a row of the rank's own beside a fetched one never).
+template <class I, class V>
+inline bool repeats_row_before(const PiecedView<I, V> &B, I k)
+{
+  RowPart<I, V, true> a[2]{}, b[2]{};
+  const int n = row_parts(B, k, a);
+  if (n == 0 || n != row_parts(B, k - 1, b)) return false;
+  for (int q = 0; q < n; ++q)
+    if (a[q].len != b[q].len || a[q].col0 != b[q].col0 || a[q].colmap != b[q].colmap || !std::equal(a[q].col, a[q].col + a[q].len, b[q].col)) return false;
+  return true;
+}
+template <class M>
+std::vector<std::uint8_t> repeated_rows(const M &B, int nt)
+{
+  using I = decltype(B.nrows);
+  const auto repeats_row = [&B](I k) { return repeats_row_before(B, k); };
   const I sample = static_cast<I>(std::min<Count>(B.nrows, std::max<Count>(kRepeatSampleRows, B.nrows / 32)));
   Count in_sample = 0;
   for (I k = 1; k < sample; ++k) in_sample += repeats_row(k);

@@ -202,24 +202,35 @@ std::pair<I, I> entries_in_range(const I *cptr, const I *ccol, I i, I lo, I hi)
   return {static_cast<I>(b - ccol), static_cast<I>(std::upper_bound(b, ccol + cptr[i + 1], hi) - ccol)};
 }
 
-// Numeric phase, CSR operands: how many rows of P from k on (up to kMaxRun) repeat row k's pattern
-// (repeats: spgemm_kernel.hpp, repeated_rows; their lengths compared too, so a P whose pattern
-// changed since the symbolic phase never makes merge_run read past a row); 1 if they cannot be
-// merged as one: a non-finite value among them, or no entry in their rows of A.
 template <class I, class V>
-int mergeable_run(const CsrView<I, V> &A, const CsrView<I, V> &P, const std::uint8_t *repeats, I k)
+bool has_values(const CsrView<I, V> &M)
 {
-  const I len = P.row_length(k);
+  return M.values != nullptr;
+}
+template <class I, class V>
+bool has_values(const PiecedView<I, V> &M)
+{
+  return M.diag.values != nullptr;
+}
+
+// Numeric phase: how many rows of P from k on (up to kMaxRun) repeat row k's pattern (repeats:
+// spgemm_kernel.hpp, repeated_rows; their parts' lengths compared too, so a P whose pattern changed
+// since the symbolic phase never makes merge_run read past a row); 1 if they cannot be merged as
+// one: a non-finite value among them, or no entry in their rows of A.
+template <class I, class V, class M>
+int mergeable_run(const M &A, const M &P, const std::uint8_t *repeats, I k)
+{
+  typename RowPartOf<M>::type first[2]{};
+  const int parts = row_parts(P, k, first);
   int r = 1;
-  while (r < kMaxRun && k + r < A.nrows && repeats[k + r] && P.row_length(k + r) == len) ++r;
+  while (r < kMaxRun && k + r < P.nrows && repeats[k + r] && same_part_lengths(P, k + r, first, parts)) ++r;
   if (r == 1) return 1;
-  bool any_a = false;
+  bool any_a = false, finite = true;
   for (int q = 0; q < r; ++q) {
     any_a = any_a || A.row_length(k + q) > 0;
-    for (I t = P.rowptr[k + q]; t < P.rowptr[k + q + 1]; ++t)
-      if (!std::isfinite(P.values[t])) return 1; // p * 0 would be NaN: the row-by-row path takes the exact pattern
+    for_each_entry(P, k + q, [&](I, V p) { finite = finite && std::isfinite(p); }); // p * 0 would be NaN: the row-by-row path takes the exact pattern
   }
-  return any_a ? r : 1;
+  return any_a && finite ? r : 1;
 }
 
 // Rows k..k+r-1 of P share one pattern, so their rows of A*P are added to the same rows of C: they
@@ -231,63 +242,68 @@ int mergeable_run(const CsrView<I, V> &A, const CsrView<I, V> &P, const std::uin
 // (a_rep), the r rows of A*P are formed in one pass over it, each row of P loaded once. The merge
 // into C's rows (longer than A*P's) is where the fused form spends its time: on a block matrix this
 // walks them once per node instead of once per dof. C's rows [c0, c1) are this thread's; searched
-// as in numeric().
-template <class I, class V>
-void merge_run(const CsrView<I, V> &A, const CsrView<I, V> &P, const std::uint8_t *a_rep, I k, int r, I c0, I c1, bool searched,
-               const CsrView<I, V> &C, V *c_values, V *acc)
+// as in numeric(); row_slots(i, e0, e1, f) calls f(e, value of entry e) for C's row i.
+template <class I, class V, class M, class RowSlots>
+void merge_run(const M &A, const M &P, const std::uint8_t *a_rep, I k, int r, I c0, I c1, bool searched, const CsrView<I, V> &C, V *acc,
+               RowSlots &&row_slots)
 {
-  const I p0 = P.rowptr[k], len = P.rowptr[k + 1] - p0;
-  if (std::none_of(P.colidx + p0, P.colidx + p0 + len, [&](I i) { return i >= c0 && i < c1; })) return; // no row of C of this thread's
+  constexpr bool csr = std::is_same_v<M, CsrView<I, V>>;
+  typename RowPartOf<M>::type pk[kMaxRun][2], ak[kMaxRun][2];
+  const int np = row_parts(P, k, pk[0]);
+  bool mine = false; // a row of C of this thread's
+  for (int s = 0; s < np; ++s)
+    for (I t = 0; t < pk[0][s].len; ++t) mine = mine || (pk[0][s].column(t) >= c0 && pk[0][s].column(t) < c1);
+  if (!mine) return;
+  for (int q = 1; q < r; ++q) row_parts(P, k + q, pk[q]);
+  const int na = row_parts(A, k, ak[0]);
+  bool a_shared = a_rep != nullptr; // A(k+q,:) at the same positions for every q
+  for (int q = 1; q < r && a_shared; ++q) a_shared = a_rep[k + q] && same_part_lengths(A, k + q, ak[0], na);
+  if (a_shared)
+    for (int q = 1; q < r; ++q) row_parts(A, k + q, ak[q]);
   I lo = searched ? P.ncols : 0, hi = searched ? -1 : P.ncols - 1; // the run's columns of A*P lie in [lo, hi]
-  bool a_shared = a_rep != nullptr;
-  for (int q = 1; q < r && a_shared; ++q) a_shared = a_rep[k + q] && A.row_length(k + q) == A.row_length(k);
   if (searched)
-    for (int q = 0; q < (a_shared ? 1 : r); ++q)
-      for (I t = A.rowptr[k + q]; t < A.rowptr[k + q + 1]; ++t) widen_to_row(P, A.colidx[t], lo, hi);
+    for (int q = 0; q < (a_shared ? 1 : r); ++q) for_each_entry(A, k + q, [&](I j, V) { widen_to_row(P, j, lo, hi); });
   const I *const ccol = C.colidx;
   const auto span = [&](I i) { return entries_in_range(C.rowptr, ccol, i, lo, hi); };
   with_run_length(r, [&](auto run) {
     constexpr int R = decltype(run)::value;
-    const I *const pptr = P.rowptr, *const pcol = P.colidx;
-    const V *const pval = P.values;
     V *const __restrict racc = acc;
-    if (a_shared) { // A(k+q,:) at the same positions for every q
-      const I a0 = A.rowptr[k], alen = A.rowptr[k + 1] - a0;
-      I a_off[R];
-      for (int q = 0; q < R; ++q) a_off[q] = A.rowptr[k + q];
-      for (I t = 0; t < alen; ++t) {
-        const I j = A.colidx[a0 + t];
-        prefetch_row(A.colidx + a0 + t + kPrefetchAhead, A.colidx + A.nnz(), pptr, pcol, pval);
-        V a[R];
-        for (int q = 0; q < R; ++q) a[q] = A.values[a_off[q] + t];
-        for (I u = pptr[j]; u < pptr[j + 1]; ++u) {
-          V *const d = racc + static_cast<std::size_t>(pcol[u]) * R;
-          const V p = pval[u];
-          for (int q = 0; q < R; ++q) d[q] += a[q] * p;
+    if (a_shared)
+      for (int s = 0; s < na; ++s)
+        for (I t = 0; t < ak[0][s].len; ++t) {
+          if constexpr (csr) prefetch_row(ak[0][s].col + t + kPrefetchAhead, A.colidx + A.nnz(), P.rowptr, P.colidx, P.values);
+          V a[R];
+          for (int q = 0; q < R; ++q) a[q] = ak[q][s].val[t];
+          for_each_entry(P, ak[0][s].column(t), [&](I c, V p) {
+            V *const d = racc + static_cast<std::size_t>(c) * R;
+            for (int q = 0; q < R; ++q) d[q] += a[q] * p;
+          });
         }
-      }
-    } else
+    else
       for (int q = 0; q < R; ++q) {
-        const I a0 = A.rowptr[k + q];
-        for_each_product(A.colidx + a0, A.rowptr[k + q + 1] - a0, A.values + a0, A.colidx + A.nnz(), pptr, pcol, pval,
-                         [racc, q](I c, V ap) { racc[static_cast<std::size_t>(c) * R + q] += ap; });
+        const auto add = [racc, q](I c, V ap) { racc[static_cast<std::size_t>(c) * R + q] += ap; };
+        if constexpr (csr) {
+          const I a0 = A.rowptr[k + q];
+          for_each_product(A.colidx + a0, A.rowptr[k + q + 1] - a0, A.values + a0, A.colidx + A.nnz(), P.rowptr, P.colidx, P.values, add);
+        } else
+          for_each_entry(A, k + q, [&](I j, V a) { for_each_entry(P, j, [&](I c, V p) { add(c, a * p); }); });
       }
     I last = -1;
-    V *const __restrict cv = c_values;
-    for (I t = 0; t < len; ++t) {
-      const I i = pcol[p0 + t];
-      if (i < c0 || i >= c1) continue;
-      last = i;
-      V p[R];
-      for (int q = 0; q < R; ++q) p[q] = pval[pptr[k + q] + t];
-      const auto [e0, e1] = span(i);
-      for (I e = e0; e < e1; ++e) {
-        const V *const d = racc + static_cast<std::size_t>(ccol[e]) * R;
-        V v = cv[e];
-        for (int q = 0; q < R; ++q) v += p[q] * d[q];
-        cv[e] = v;
+    for (int s = 0; s < np; ++s)
+      for (I t = 0; t < pk[0][s].len; ++t) {
+        const I i = pk[0][s].column(t);
+        if (i < c0 || i >= c1) continue;
+        last = i;
+        V p[R];
+        for (int q = 0; q < R; ++q) p[q] = pk[q][s].val[t];
+        const auto [e0, e1] = span(i);
+        row_slots(i, e0, e1, [&](I e, V &slot) {
+          const V *const d = racc + static_cast<std::size_t>(ccol[e]) * R;
+          V v = slot;
+          for (int q = 0; q < R; ++q) v += p[q] * d[q];
+          slot = v;
+        });
       }
-    }
     const auto [z0, z1] = span(last); // C(last,:) holds every row of the run's pattern
     for (I e = z0; e < z1; ++e)
       for (int q = 0; q < R; ++q) racc[static_cast<std::size_t>(ccol[e]) * R + q] = V(0);
@@ -318,12 +334,10 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   plan.n_ = A.nrows;
   plan.m_ = P.ncols;
   c_rowptr.assign(static_cast<std::size_t>(m) + 1, I(0));
-  // Rows of A and of P repeating the row before them (CSR operands; block matrices): their patterns
-  // were just added to the union, so they are skipped (exact: a union).
-  if constexpr (std::is_same_v<M, CsrView<I, V>>) {
-    plan.p_repeats_ = repeated_rows(P, nt);
-    plan.a_repeats_ = repeated_rows(A, nt);
-  }
+  // Rows of A and of P repeating the row before them (block matrices): their patterns were just
+  // added to the union, so they are skipped (exact: a union).
+  plan.p_repeats_ = detail::repeated_rows(P, nt);
+  plan.a_repeats_ = detail::repeated_rows(A, nt);
   const std::uint8_t *const a_rep = plan.a_repeats_.empty() ? nullptr : plan.a_repeats_.data();
   const std::uint8_t *const p_rep = plan.p_repeats_.empty() ? nullptr : plan.p_repeats_.data();
   std::vector<Staging<I>> cols(static_cast<std::size_t>(nt)); // each thread's rows of C, in order
@@ -431,10 +445,15 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
     for (const auto &[r0, r1] : {std::make_pair(c0, std::min(c1, s0)), std::make_pair(std::max(c0, s1), c1)})
       if (r0 < r1) std::fill(c_values + (cptr[r0] - shift(r0)), c_values + (cptr[r1] - shift(r0)), V(0));
     for (I i = std::max(c0, s0); i < std::min(c1, s1); ++i) for_each_slot(i, cptr[i], cptr[i + 1], [](I, V &slot) { slot = V(0); });
-    // P's repeated rows (CSR operands with values, C written in place): runs of them are merged together
-    const std::uint8_t *repeats = nullptr;
-    if constexpr (std::is_same_v<M, CsrView<I, V>>)
-      if (!p_repeats_.empty() && A.values && P.values && !scatter) repeats = p_repeats_.data();
+    // C's row i, entries [e0, e1): f(e, its value)
+    const auto row_slots = [&](I i, I e0, I e1, auto &&f) {
+      if (scatter && i >= s0 && i < s1) return for_each_slot(i, e0, e1, f);
+      V *const __restrict cv = c_values;
+      const I sh = shift(i);
+      for (I e = e0; e < e1; ++e) f(e, cv[e - sh]);
+    };
+    // P's repeated rows (operands with values): runs of them are merged together
+    const std::uint8_t *const repeats = !p_repeats_.empty() && has_values(A) && has_values(P) ? p_repeats_.data() : nullptr;
     // (A*P)(k,:), zero outside its pattern between rows; with runs, then kMaxRun such rows side by side (merge_run)
     const std::size_t stride = static_cast<std::size_t>(P.ncols);
     std::vector<V> acc_v(stride * (repeats ? 1 + kMaxRun : 1), V(0)); // runs: after the row's, interleaved
@@ -445,15 +464,14 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
     bool searched = false;                    // a row of C this thread adds to is searched (longer than kSearchedRowLength)
     for (I i = c0; i < c1 && !searched; ++i) searched = cptr[i + 1] - cptr[i] > kSearchedRowLength;
     for (I k = 0; k < n; ++k) {
-      if constexpr (std::is_same_v<M, CsrView<I, V>>)
-        if (repeats) {
-          const int r = mergeable_run(A, P, repeats, k);
-          if (r > 1) {
-            merge_run(A, P, a_repeats_.empty() ? nullptr : a_repeats_.data(), k, r, c0, c1, searched, C, c_values, acc + stride);
-            k += r - 1;
-            continue;
-          }
+      if (repeats) {
+        const int r = mergeable_run<I, V>(A, P, repeats, k);
+        if (r > 1) {
+          merge_run(A, P, a_repeats_.empty() ? nullptr : a_repeats_.data(), k, r, c0, c1, searched, C, acc + stride, row_slots);
+          k += r - 1;
+          continue;
         }
+      }
       if (A.row_length(k) == 0) continue; // (A*P)(k,:) is empty: it would add +0 (MPIAIJ ranks: rows of other ranks)
       if (all_rows ? P.row_length(k) == 0 : [&] { // no column of P(k,:) in [c0, c1): no row of C of this thread's
             bool none = true;
@@ -482,9 +500,7 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
         const auto add = [&](I e, V &slot) {
           if (exact->data()[ccol[e]] == now) slot += p * acc[ccol[e]];
         };
-        if (i >= s0 && i < s1) for_each_slot(i, e0, e1, add);
-        else
-          for (I e = e0; e < e1; ++e) add(e, c_values[e - shift(i)]);
+        row_slots(i, e0, e1, add);
       };
       I last = -1; // a row of C this thread adds (A*P)(k,:) to
       for_each_entry(P, k, [&](I i, V p) {

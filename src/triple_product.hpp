@@ -33,15 +33,16 @@
 // Workspace per thread (m = C's columns, n = A's columns): symbolic: 4 (n + m) bytes of stamps, a
 // row of (Pt A) and the thread's rows of C's pattern until they are copied to C (at most twice
 // that, growing); numeric: V m bytes of accumulator. Where P's rows repeat one another (a block
-// matrix's nodes; CSR operands) the plan keeps a byte per row of P and of A saying which: the
-// symbolic phase skips the repeats, and the numeric phase forms a run of A*P's rows side by side
-// (4 V m bytes more) and merges them into C's rows in one pass (merge_run; same sums in the
-// same order).
+// matrix's nodes; CSR and pieced operands alike, a pieced row part by part) the plan keeps a byte
+// per row of P and of A saying which: the symbolic phase skips the repeats, and the numeric phase
+// forms a run of A*P's rows side by side (4 V m bytes more) and merges them into C's rows in one
+// pass (merge_run; same sums in the same order), the rows written elsewhere (ResultScatter) too.
 #pragma once
 
 #include "pcluster/csr.hpp"
 #include "pcluster/product.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -73,6 +74,8 @@ class FusedTripleProduct {
   // Multiply-adds of a numeric phase on one thread: the rows of A*P that Pt reaches, once each, and
   // for every entry Pt(i,k) a row of C(i,:)'s length.
   Count flops() const { return flops_; }
+  // Rows of P found repeating the row before them (taken as runs; 0 where too few repeat to pay).
+  Count repeated_rows() const { return static_cast<Count>(std::count(p_repeats_.begin(), p_repeats_.end(), std::uint8_t(1))); }
   // The largest workspace one thread held in the symbolic phase, in bytes.
   Count workspace_thread_bytes() const { return workspace_thread_bytes_; }
 

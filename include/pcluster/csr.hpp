@@ -62,34 +62,37 @@ struct PiecedView {
     if (r >= 0 && r < own_rows) return diag.row_length(r) + (offdiag.rowptr ? offdiag.row_length(r) : I(0));
     return other.rowptr ? other.row_length(r < 0 ? i : i - own_rows) : I(0);
   }
-  // f(column, value) for each entry of row i.
+  // f(columns, values, length, col0, colmap) for each nonempty part of row i, in order: length
+  // column indices, numbered as col0 + c or colmap[c] (colmap nullptr: col0), with their values
+  // (nullptr: a pattern, ones).
   template <class F>
-  void for_each(I i, F &&f) const
-  {
-    const I r = i - own_row0;
-    if (r >= 0 && r < own_rows) {
-      for (I t = diag.rowptr[r]; t < diag.rowptr[r + 1]; ++t) f(diag_col0 + diag.colidx[t], diag.values ? diag.values[t] : V(1));
-      if (offdiag.rowptr)
-        for (I t = offdiag.rowptr[r]; t < offdiag.rowptr[r + 1]; ++t) f(offdiag_colmap[offdiag.colidx[t]], offdiag.values ? offdiag.values[t] : V(1));
-    } else if (other.rowptr) {
-      const I q = r < 0 ? i : i - own_rows;
-      for (I t = other.rowptr[q]; t < other.rowptr[q + 1]; ++t) f(other.colidx[t], other.values ? other.values[t] : V(1));
-    }
-  }
-  // f(first, last, col0, colmap) for each nonempty sorted part of row i: pointers to its first and
-  // last column index, numbered as col0 + c or colmap[c].
-  template <class F>
-  void for_each_part(I i, F &&f) const
+  void for_each_segment(I i, F &&f) const
   {
     const I r = i - own_row0;
     const auto part = [&](const CsrView<I, V> &M, I q, I col0, const I *colmap) {
-      if (M.rowptr[q] < M.rowptr[q + 1]) f(M.colidx + M.rowptr[q], M.colidx + M.rowptr[q + 1] - 1, col0, colmap);
+      const I b = M.rowptr[q], e = M.rowptr[q + 1];
+      if (b < e) f(M.colidx + b, M.values ? M.values + b : static_cast<const V *>(nullptr), e - b, col0, colmap);
     };
     if (r >= 0 && r < own_rows) {
       part(diag, r, diag_col0, nullptr);
       if (offdiag.rowptr) part(offdiag, r, 0, offdiag_colmap);
     } else if (other.rowptr)
       part(other, r < 0 ? i : i - own_rows, 0, nullptr);
+  }
+  // f(column, value) for each entry of row i.
+  template <class F>
+  void for_each(I i, F &&f) const
+  {
+    for_each_segment(i, [&](const I *col, const V *val, I len, I col0, const I *colmap) {
+      for (I t = 0; t < len; ++t) f(colmap ? colmap[col[t]] : col0 + col[t], val ? val[t] : V(1));
+    });
+  }
+  // f(first, last, col0, colmap) for each nonempty sorted part of row i: pointers to its first and
+  // last column index, numbered as col0 + c or colmap[c].
+  template <class F>
+  void for_each_part(I i, F &&f) const
+  {
+    for_each_segment(i, [&](const I *col, const V *, I len, I col0, const I *colmap) { f(col, col + len - 1, col0, colmap); });
   }
 
  private:

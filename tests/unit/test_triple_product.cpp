@@ -272,11 +272,15 @@ TEST_CASE("fused PtAP on pieced operands (a rank's MPIAIJ blocks): the CSR produ
   }
 }
 
-TEST_CASE("pieced PtAP's numeric writes a range of C's rows elsewhere (in runs, or through positions), the others compactly", "[triple]")
+namespace {
+
+// PtAP on A's and P's rows pieced as a rank holds them (own rows [r0, r1), diagonal blocks: A's
+// columns [r0, r1), P's [d0, d1)), with C's rows [m/3, 2m/3) written elsewhere (ResultScatter) and
+// the others compactly, on 1, 2 and 4 threads, against the CSR product: its bits with `exact`, else
+// to rounding (a pieced row is summed block by block).
+void check_scattered_ptap(const Csr &A, const Csr &P, I r0, I r1, I d0, I d1, bool exact)
 {
-  const I n = 12;
-  const Csr A = poisson3d_7pt<I, double>(n), P = smoothed_aggregation(A, n);
-  const I N = A.nrows, r0 = N / 3, r1 = 2 * N / 3, m = P.ncols, d0 = m / 4, d1 = m / 2;
+  const I m = P.ncols;
   const Pieces a = piece(A, r0, r1, r0, r1), p = piece(P, r0, r1, d0, d1);
   const std::vector<PiecedView<I, double>> ops{a.view(r0, r1, r0), p.view(r0, r1, d0)};
   const Result csr = run(ProductType::PtAP, {A.view(), P.view()}, {A.view(), P.view()}, TripleForm::Fused, 1);
@@ -317,10 +321,69 @@ TEST_CASE("pieced PtAP's numeric writes a range of C's rows elsewhere (in runs, 
     for (I e = 0; e < nnz; ++e) {
       INFO("entry " << e);
       const double got = e < lo ? others[e] : e >= hi ? others[e - (hi - lo)] : scattered[dest[e - lo]];
-      CHECK(got == Approx(csr.values[e]).epsilon(1e-13).margin(1e-13));
+      if (exact) CHECK(pctest::same_bits(std::vector<double>{got}, std::vector<double>{csr.values[e]}));
+      else CHECK(got == Approx(csr.values[e]).epsilon(1e-13).margin(1e-13));
     }
     for (std::size_t q = 0; q < used.size(); ++q)
       if (!used[q]) CHECK(scattered[q] == 7.0); // the holes stay as they were
+  }
+}
+
+} // namespace
+
+TEST_CASE("pieced PtAP's numeric writes a range of C's rows elsewhere (in runs, or through positions), the others compactly", "[triple]")
+{
+  const I n = 12;
+  const Csr A = poisson3d_7pt<I, double>(n), P = smoothed_aggregation(A, n);
+  const I N = A.nrows, m = P.ncols;
+  check_scattered_ptap(A, P, N / 3, 2 * N / 3, m / 4, m / 2, false);
+}
+
+TEST_CASE("fused PtAP on pieced node-block operands: runs of P's repeated rows across a rank's blocks, the CSR product's bits", "[triple]")
+{
+  // Where the diagonal blocks start at column 0 (the first rank), a pieced row's parts come in column
+  // order, so the pieced product sums as the CSR one does and must give its bits (which are the
+  // stored chain's: see the node-block test above): runs formed from a row's two parts and from
+  // fetched rows, merged into C's rows kept compactly and scattered. Elsewhere, to rounding.
+  const std::vector<std::int64_t> fine = pctest::node_starts(60, 6, 411), coarse = pctest::node_starts(20, 3, 412);
+  for (double holes : {0.0, 0.1}) {
+    INFO("holes in A " << holes);
+    const Csr A = pctest::to_csr<I>(pctest::node_block_matrix(fine, fine, 0.1, holes, 413));
+    const Csr P = pctest::to_csr<I>(pctest::node_block_matrix(fine, coarse, 0.3, 0.0, 414));
+    const Csr A2 = revalue(A, 2.0), P2 = revalue(P, 0.5);
+    const I N = A.nrows, m = P.ncols;
+    const Result csr = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Fused, 1);
+    REQUIRE(csr.steps.back().spgemm.repeated_rows > 0);
+    for (const bool first_rank : {true, false}) {
+      INFO((first_rank ? "first rank" : "a middle rank"));
+      const I r0 = first_rank ? 0 : N / 3, r1 = first_rank ? N / 2 : 2 * N / 3, d0 = first_rank ? 0 : m / 4, d1 = m / 2;
+      const Pieces a = piece(A, r0, r1, r0, r1), p = piece(P, r0, r1, d0, d1), a2 = piece(A2, r0, r1, r0, r1), p2 = piece(P2, r0, r1, d0, d1);
+      REQUIRE(p.offdiag.nnz() > 0);
+      REQUIRE(p.other.nnz() > 0);
+      const std::vector<PiecedView<I, double>> ops{a.view(r0, r1, r0), p.view(r0, r1, d0)}, revalued{a2.view(r0, r1, r0), p2.view(r0, r1, d0)};
+      Result first;
+      for (int threads : {1, 2, 4}) {
+        INFO(threads << " threads");
+        SpgemmOptions o;
+        o.num_threads = threads;
+        const Result r = run(ProductType::PtAP, ops, revalued, o);
+        CHECK(r.steps.back().spgemm.repeated_rows > 0);
+        REQUIRE(pctest::same_bits(r.colidx, csr.colidx));
+        if (first_rank) {
+          CHECK(pctest::same_bits(r.values, csr.values));
+          CHECK(pctest::same_bits(r.renumeric, csr.renumeric));
+        } else
+          for (std::size_t q = 0; q < r.values.size(); ++q) {
+            INFO("entry " << q);
+            CHECK(r.values[q] == Approx(csr.values[q]).epsilon(1e-13).margin(1e-13));
+            CHECK(r.renumeric[q] == Approx(csr.renumeric[q]).epsilon(1e-13).margin(1e-13));
+          }
+        if (threads == 1) first = r;
+        CHECK(pctest::same_bits(r.values, first.values));
+        CHECK(pctest::same_bits(r.renumeric, first.renumeric));
+      }
+      check_scattered_ptap(A, P, r0, r1, d0, d1, first_rank);
+    }
   }
 }
 
