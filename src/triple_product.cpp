@@ -252,7 +252,10 @@ void merge_run(const M &A, const M &P, const std::uint8_t *a_rep, I k, int r, I 
   const int np = row_parts(P, k, pk[0]);
   bool mine = false; // a row of C of this thread's
   for (int s = 0; s < np; ++s)
-    for (I t = 0; t < pk[0][s].len; ++t) mine = mine || (pk[0][s].column(t) >= c0 && pk[0][s].column(t) < c1);
+    for (I t = 0; t < pk[0][s].len; ++t) {
+      const I i = pk[0][s].column(t);
+      mine = mine || (i >= c0 && i < c1);
+    }
   if (!mine) return;
   for (int q = 1; q < r; ++q) row_parts(P, k + q, pk[q]);
   const int na = row_parts(A, k, ak[0]);
@@ -508,12 +511,7 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
         last = i;
         const auto [e0, e1] = span(i);
         if (!std::isfinite(p)) add_exact(i, e0, e1, p);
-        else if (scatter && i >= s0 && i < s1) for_each_slot(i, e0, e1, [&](I e, V &slot) { slot += p * acc[ccol[e]]; });
-        else {
-          V *const __restrict cv = c_values;
-          const I sh = shift(i);
-          for (I e = e0; e < e1; ++e) cv[e - sh] += p * acc[ccol[e]];
-        }
+        else row_slots(i, e0, e1, [&](I e, V &slot) { slot += p * acc[ccol[e]]; });
       });
       const auto [z0, z1] = span(last); // C(i,:) holds (A*P)(k,:)'s pattern: clear the accumulator there
       for (I e = z0; e < z1; ++e) acc[ccol[e]] = V(0);
