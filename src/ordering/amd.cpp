@@ -15,7 +15,10 @@
 // AMD_DEFAULT_DENSE * sqrt(n) neighbours count as dense and are ordered last, aggressive absorption
 // on. No OrderingOptions field applies: AMD is deterministic and has no seed.
 //
-// Index width. int32 rows use amd_order (int), int64 rows amd_l_order (SuiteSparse_long).
+// Index width. int32 rows use amd_order, int64 rows amd_l_order. Their index and status types are
+// taken from the functions themselves: SuiteSparse 5 (Debian bookworm) declares int and
+// SuiteSparse_long with that type as the status too, SuiteSparse 7 (trixie, sid) int32_t and
+// int64_t with an int status.
 //
 // Zero or one rows, or a graph without edges: the natural order, without calling AMD.
 #include "orderings.hpp"
@@ -40,8 +43,8 @@ void check_amd_status(long status, const char *call)
   throw std::runtime_error(what);
 }
 
-template <class I, class Lib>
-std::vector<I> amd_with(const CsrMatrix<I, double> &G, Lib (*order)(Lib, const Lib *, const Lib *, Lib *, double *, double *),
+template <class I, class Status, class Lib>
+std::vector<I> amd_with(const CsrMatrix<I, double> &G, Status (*order)(Lib, const Lib *, const Lib *, Lib *, double *, double *),
                         const char *call)
 {
   const std::size_t n = static_cast<std::size_t>(G.nrows);
@@ -74,8 +77,8 @@ std::vector<I> order_amd(const CsrView<I, V> &A, const OrderingOptions &)
     for (I i = 0; i < A.nrows; ++i) perm[static_cast<std::size_t>(i)] = i;
     return perm;
   }
-  if constexpr (sizeof(I) == sizeof(int)) return amd_with<I, int>(G, amd_order, "amd_order");
-  else return amd_with<I, SuiteSparse_long>(G, amd_l_order, "amd_l_order");
+  if constexpr (sizeof(I) == 4) return amd_with<I>(G, amd_order, "amd_order");
+  else return amd_with<I>(G, amd_l_order, "amd_l_order");
 }
 
 #define PCLUSTER_INSTANTIATE_AMD(I, V) template std::vector<I> order_amd<I, V>(const CsrView<I, V> &, const OrderingOptions &);

@@ -8,7 +8,7 @@
 #include "pcluster/product.hpp"
 #include "pcluster/spgemm.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <atomic>
 #include <cstdint>

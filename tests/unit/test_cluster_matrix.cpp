@@ -4,7 +4,7 @@
 
 #include "pcluster/cluster_matrix.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdint>
 #include <set>

@@ -4,7 +4,7 @@
 
 #include "pcluster/clustering.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <omp.h>
 

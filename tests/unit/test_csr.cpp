@@ -3,7 +3,7 @@
 
 #include "pcluster/csr.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <omp.h>
 

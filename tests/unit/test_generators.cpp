@@ -5,7 +5,7 @@
 
 #include "pcluster/generators.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <algorithm>
 #include <cstdint>

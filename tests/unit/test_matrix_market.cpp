@@ -6,7 +6,7 @@
 
 #include "pcluster/matrix_market.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdint>
 #include <cstdio>

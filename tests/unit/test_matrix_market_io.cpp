@@ -4,7 +4,7 @@
 
 #include "pcluster/matrix_market.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdint>
 #include <cstdio>

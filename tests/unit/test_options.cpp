@@ -5,7 +5,7 @@
 #include "pcluster/product.hpp"
 #include "pcluster/spgemm.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <functional>
 #include <string>

@@ -7,7 +7,7 @@
 #include "pcluster/generators.hpp"
 #include "pcluster/ordering.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -9,7 +9,7 @@
 //    than a random order cut into the same blocks.
 // Own main: Zoltan needs MPI, initialised and finalised around the Catch session here.
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "ordering/partition.hpp" // src/: the partitions behind gp and hp
 

@@ -6,7 +6,7 @@
 #include "pcluster/generators.hpp"
 #include "pcluster/product.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdint>
 #include <stdexcept>

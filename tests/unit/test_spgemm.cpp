@@ -6,7 +6,7 @@
 #include "pcluster/product.hpp"
 #include "pcluster/spgemm.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdint>
 #include <cstring>

@@ -7,7 +7,7 @@
 #include "pcluster/generators.hpp"
 #include "pcluster/product.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -402,5 +402,5 @@ TEST_CASE("pieced operands: only the fused PtAP takes them; a column twice is na
   SpgemmOptions checked;
   checked.check_operands = true;
   const std::vector<PiecedView<I, double>> twice{a.view(0, N, 0), bad.view(0, N, 0)};
-  CHECK_THROWS_WITH(Plan::symbolic(ProductType::PtAP, twice, checked, ci, cj), Catch::Contains("P: row 0 has column") && Catch::Contains("twice"));
+  CHECK_THROWS_WITH(Plan::symbolic(ProductType::PtAP, twice, checked, ci, cj), catch_compat::Contains("P: row 0 has column") && catch_compat::Contains("twice"));
 }
