@@ -58,7 +58,7 @@ static PetscErrorCode MatProductSetFromOptions_Cluster(Mat C)
   PetscCheck(d.productsetfromoptions_orig, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "petsc-cluster: PETSc's %s product selector was not captured", d.type);
   if (!product || product->type == MATPRODUCT_UNSPECIFIED) {
     PetscCall((*d.productsetfromoptions_orig)(C));
-    PetscFunctionReturn(0);
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   option = MatClusterAlgorithmOption(product);
   PetscCall(PetscOptionsGetString(((PetscObject)C)->options, ((PetscObject)C)->prefix, option, name, sizeof(name), &set));
@@ -67,19 +67,20 @@ static PetscErrorCode MatProductSetFromOptions_Cluster(Mat C)
 
   if (!ours && !set) { /* PETSc's own selector, unchanged */
     PetscCall((*d.productsetfromoptions_orig)(C));
-    PetscFunctionReturn(0);
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (!ours) {
     /* A name from the options database that is not ours: PETSc's selector judges it. If it does not
        know it either (PETSC_ERR_USER, "Unknown option ... Available options: <PETSc's>"), the error
        raised lists ours too; so PETSc's is caught (not printed) and raised again from here. */
-    char          *petsc_message = NULL, message[1024];
+    MatClusterErrorText petsc_message = NULL;
+    char                message[1024];
     size_t         len;
     PetscErrorCode ierr;
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = (*d.productsetfromoptions_orig)(C);
     PetscCall(PetscPopErrorHandler());
-    if (!ierr) PetscFunctionReturn(0);
+    if (!ierr) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(PetscErrorMessage(ierr, NULL, &petsc_message));
     PetscCall(PetscStrncpy(message, petsc_message, sizeof(message)));
     PetscCall(PetscStrlen(message, &len));
@@ -103,7 +104,7 @@ static PetscErrorCode MatProductSetFromOptions_Cluster(Mat C)
   PetscCall(MatProductSetAlgorithm(C, canonical)); /* persists; shown by views and -info */
   C->ops->productsymbolic = d.symbolic;
   PetscCall(PetscInfo(C, "petsc-cluster takes MatProduct %s (%s x %s) with algorithm %s\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name, product->alg));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* PETSc's constructor, then our hook in place of its product selector */
@@ -117,7 +118,7 @@ static PetscErrorCode MatCreate_Cluster(Mat B)
   if (!d.productsetfromoptions_orig) d.productsetfromoptions_orig = B->ops->productsetfromoptions;
   if (B->ops->productsetfromoptions == d.productsetfromoptions_orig) B->ops->productsetfromoptions = MatProductSetFromOptions_Cluster<K>;
   else if (B->ops->productsetfromoptions != MatProductSetFromOptions_Cluster<K>) PetscCall(PetscInfo(B, "petsc-cluster: unexpected productsetfromoptions on a new %s; left to PETSc\n", d.type));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <int K>
@@ -129,10 +130,10 @@ static PetscErrorCode MatClusterDispatchRegisterType(void)
   PetscFunctionBegin;
   PetscCall(PetscFunctionListFind(MatList, d.type, &current));
   PetscCheck(current, PETSC_COMM_SELF, PETSC_ERR_PLIB, "petsc-cluster: no constructor for %s in MatList", d.type);
-  if (current == MatCreate_Cluster<K>) PetscFunctionReturn(0);
+  if (current == MatCreate_Cluster<K>) PetscFunctionReturn(PETSC_SUCCESS);
   d.create_orig = current;
   PetscCall(MatRegister(d.type, MatCreate_Cluster<K>));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Idempotent: a second registration finds the wrappers already in MatList and does nothing */
@@ -143,7 +144,7 @@ PetscErrorCode MatClusterDispatchRegister_Private(void)
   PetscCall(MatClusterDispatchRegisterType<kSeqAIJ>());
   PetscCall(MatClusterDispatchRegisterType<kMPIAIJ>());
   PetscCall(PetscInfo(NULL, "petsc-cluster: %s and %s constructors wrapped; product algorithms %s\n", MATSEQAIJ, MATMPIAIJ, MatClusterAlgorithmList_Private()));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
@@ -156,5 +157,5 @@ PetscErrorCode MatClusterDispatchReset_Private(void)
 {
   PetscFunctionBegin;
   for (MatClusterDispatch &d : MatClusterDispatchTable) d.productsetfromoptions_orig = NULL;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -21,7 +21,7 @@ PetscErrorCode MatClusterLocalRowsDestroy_Private(MatClusterLocalRows *r)
   PetscCall(MatDestroy(&r->fetched));
   PetscCall(ISDestroy(&r->fetched_rows));
   PetscCall(ISDestroy(&r->all_cols));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterGetBlocks_Private(Mat M, MatClusterBlocks *b)
@@ -33,7 +33,7 @@ PetscErrorCode MatClusterGetBlocks_Private(Mat M, MatClusterBlocks *b)
   PetscCall(MatClusterSeqAIJGetCsrView_Private(Ad, "diagonal block", &b->d));
   PetscCall(MatClusterSeqAIJGetCsrView_Private(Ao, "off-diagonal block", &b->o));
   b->nlow = (PetscInt)(std::lower_bound(b->garray, b->garray + b->o.ncols, M->cmap->rstart) - b->garray);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The operand's own rows into csr rows [own_row0, own_row0 + own_rows) of r, in increasing global
@@ -99,7 +99,7 @@ PetscErrorCode MatClusterLocalRowsOwn_Private(Mat M, int threads, bool copy, Mat
     r->csr.values.resize((size_t)r->csr.rowptr[m]);
     MatClusterCopyOwnRows(b, *r, true);
   });
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Position of global column c among the sorted renumbered columns */
@@ -175,7 +175,7 @@ PetscErrorCode MatClusterLocalRowsFetch_Private(Mat A, const MatClusterLocalRows
       }
     }
   });
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* New values of the rows: M's own rows (M is the operand they were taken from: A, P, or B for
@@ -203,7 +203,7 @@ PetscErrorCode MatClusterLocalRowsRefresh_Private(Mat M, MatClusterLocalRows *r)
     std::copy(f.values, f.values + low, R.values.begin());
     std::copy(f.values + low, f.values + f.nnz(), R.values.begin() + R.rowptr[r->own_row0 + (r->own_copied ? r->own_rows : 0)]);
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterLocalRowsPieced_Private(Mat M, const MatClusterLocalRows &r, PetscInt row0, PetscInt nrows, MatClusterPiecedView *v)
@@ -225,6 +225,6 @@ PetscErrorCode MatClusterLocalRowsPieced_Private(Mat M, const MatClusterLocalRow
     v->offdiag_colmap = r.ghost_col.data();
   }
   if (r.csr.nrows > 0) v->other = r.csr.view(); /* the fetched rows */
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -52,7 +52,7 @@ static PetscErrorCode MatClusterResultArrays(Mat C, ResultArrays *r)
   PetscCall(MatSeqAIJGetArrayWrite(Cd, &r->a));
   PetscCall(MatSeqAIJGetArrayWrite(Co, &oa));
   PetscCheck(oa == r->oa(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "petsc-cluster: C's values are no longer where the product put them");
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatClusterResultArraysRestore(Mat C, ResultArrays *r)
@@ -64,7 +64,7 @@ static PetscErrorCode MatClusterResultArraysRestore(Mat C, ResultArrays *r)
   PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, &Co, NULL));
   PetscCall(MatSeqAIJRestoreArrayWrite(Cd, &r->a));
   PetscCall(MatSeqAIJRestoreArrayWrite(Co, &oa));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 } // namespace
 
@@ -107,7 +107,7 @@ static PetscErrorCode MatClusterResultValues(const MatClusterResultAssembly &out
     }
   }
   PetscCall(MatClusterResultArraysRestore(C, &ra));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 void MatClusterRemoteValues_Private(const MatClusterCsr &R, PetscInt own_row0, PetscInt m, std::vector<PetscScalar> &values)
@@ -307,7 +307,7 @@ PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterR
   } else PetscCall(MatClusterResultValues(*out, R, *T));
   PetscCall(MatAssemblyBegin(*T, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*T, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterResultNumeric_Private(MatClusterResultAssembly &out, const MatClusterCsr &R, Mat C)
@@ -317,7 +317,7 @@ PetscErrorCode MatClusterResultNumeric_Private(MatClusterResultAssembly &out, co
   PetscCall(MatClusterResultValues(out, R, C));
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterResultScatterBegin_Private(MatClusterResultAssembly &out, Mat C, MatClusterResultScatter *s)
@@ -334,7 +334,7 @@ PetscErrorCode MatClusterResultScatterBegin_Private(MatClusterResultAssembly &ou
   s->runs   = out.runs_own.data();
   s->pos    = out.pos_irregular.data();
   s->values = ra.a;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterResultScatterEnd_Private(Mat C, MatClusterResultScatter *s)
@@ -348,5 +348,5 @@ PetscErrorCode MatClusterResultScatterEnd_Private(Mat C, MatClusterResultScatter
   ra.a = s->values;
   PetscCall(MatClusterResultArraysRestore(C, &ra));
   s->values = NULL;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -33,7 +33,7 @@ PetscErrorCode MatClusterGetOperands_Private(Mat C, MatType type, MatClusterOper
     PetscCall(PetscObjectTypeCompare((PetscObject)ops->mats[k], type, &same));
     PetscCheck(same, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONG, "petsc-cluster: operand %s must be %s (got %s)", ops->names[k], type, ((PetscObject)ops->mats[k])->type_name);
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterCheckAssembled_Private(MPI_Comm comm, const MatClusterOperands &ops)
@@ -45,7 +45,7 @@ PetscErrorCode MatClusterCheckAssembled_Private(MPI_Comm comm, const MatClusterO
     if (!ops.mats[k]->assembled) mine = k;
   PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
   PetscCheck(first == ops.n, comm, PETSC_ERR_ARG_WRONGSTATE, "petsc-cluster: matrix %s must be assembled (MatAssemblyBegin/End)", ops.names[first]);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterSeqAIJGetCsrView_Private(Mat M, const char name[], MatClusterCsrView *v)
@@ -63,7 +63,7 @@ PetscErrorCode MatClusterSeqAIJGetCsrView_Private(Mat M, const char name[], MatC
   v->rowptr = i;
   v->colidx = j;
   v->values = a;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Position-weighted: detects a different pattern with equal nnz behind a new Mat object (a changed
@@ -81,49 +81,60 @@ std::uint64_t MatClusterPatternChecksum_Private(const MatClusterCsrView &M, int 
   return h ^ hc;
 }
 
+/* What says, without reading it, that a matrix's local pattern is the one seen before: PETSc's
+   nonzero state, and the local entry count. The state alone is not enough: PETSc 3.22's MatCopy
+   with DIFFERENT_NONZERO_PATTERN into a SeqAIJ adds entries without changing it. */
+PetscErrorCode MatClusterPatternIdGet_Private(Mat M, MatClusterPatternId *id)
+{
+  MatInfo info;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetNonzeroState(M, &id->nonzerostate));
+  PetscCall(MatGetInfo(M, MAT_LOCAL, &info)); /* O(1) for SeqAIJ and MPIAIJ */
+  id->nnz = (PetscInt64)info.nz_used;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ---- records kept on an operand Mat (PetscObjectCompose of a PetscContainer), each valid for the
-   nonzero state it was made at: a matrix used in many products (A at every BFS level, A and P
-   across AMG re-setups) does not pay for them again */
+   pattern it was made at: a matrix used in many products (A at every BFS level, A and P across
+   AMG re-setups) does not pay for them again */
 template <class T>
 static PetscErrorCode MatClusterRecordSet(Mat M, const char key[], std::unique_ptr<T> record)
 {
   PetscContainer container;
 
   PetscFunctionBegin;
-  PetscCall(MatGetNonzeroState(M, &record->nonzerostate));
+  PetscCall(MatClusterPatternIdGet_Private(M, &record->pattern));
   PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)M), &container));
   PetscCall(PetscContainerSetPointer(container, record.release()));
-  PetscCall(PetscContainerSetUserDestroy(container, [](void *ctx) -> PetscErrorCode {
-    delete static_cast<T *>(ctx);
-    return 0;
-  }));
+  PetscCall(MatClusterContainerSetDelete<T>(container));
   PetscCall(PetscObjectCompose((PetscObject)M, key, (PetscObject)container));
   PetscCall(PetscContainerDestroy(&container));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The record under key if it was made at M's current nonzero state, else NULL */
+/* The record under key if it was made at M's current pattern, else NULL */
 template <class T>
 static PetscErrorCode MatClusterRecordGet(Mat M, const char key[], const T **record)
 {
-  PetscContainer   container = NULL;
-  PetscObjectState state;
-  void            *ptr;
+  PetscContainer      container = NULL;
+  MatClusterPatternId now;
+  void               *ptr;
 
   PetscFunctionBegin;
   *record = NULL;
   PetscCall(PetscObjectQuery((PetscObject)M, key, (PetscObject *)&container));
-  if (!container) PetscFunctionReturn(0);
+  if (!container) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscContainerGetPointer(container, &ptr));
-  PetscCall(MatGetNonzeroState(M, &state));
-  if (static_cast<const T *>(ptr)->nonzerostate == state) *record = static_cast<const T *>(ptr);
-  PetscFunctionReturn(0);
+  PetscCall(MatClusterPatternIdGet_Private(M, &now));
+  if (static_cast<const T *>(ptr)->pattern == now) *record = static_cast<const T *>(ptr);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The operand's pattern was validated (sorted, unique, in range) and checksummed */
 struct MatClusterPatternRecord {
-  PetscObjectState nonzerostate;
-  std::uint64_t    checksum;
+  MatClusterPatternId pattern;
+  std::uint64_t       checksum;
 };
 static const char MatClusterPatternKey[] = "petsc_cluster_pattern";
 
@@ -135,18 +146,18 @@ PetscErrorCode MatClusterValidatedChecksum_Private(Mat M, const char name[], con
   PetscCall(MatClusterRecordGet(M, MatClusterPatternKey, &known));
   if (known) {
     *checksum = known->checksum;
-    PetscFunctionReturn(0);
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscClusterCallCXX(PetscObjectComm((PetscObject)M), "operand check", pcluster::validate(v, name));
   auto record      = std::make_unique<MatClusterPatternRecord>();
   record->checksum = *checksum = MatClusterPatternChecksum_Private(v, threads);
   PetscCall(MatClusterRecordSet(M, MatClusterPatternKey, std::move(record)));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* A's LeftAnalysis (ordering, working-copy pattern, clusters) */
 struct MatClusterAnalysisRecord {
-  PetscObjectState                                        nonzerostate;
+  MatClusterPatternId                                     pattern;
   std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> analysis;
 };
 static const char MatClusterAnalysisKey[] = "petsc_cluster_a_analysis";
@@ -159,7 +170,7 @@ PetscErrorCode MatClusterAnalysisGet_Private(Mat A, const MatClusterCsrView &v, 
   analysis->reset();
   PetscCall(MatClusterRecordGet(A, MatClusterAnalysisKey, &known));
   if (known && known->analysis->fits(v.nrows, v.ncols, v.nnz(), opts)) *analysis = known->analysis;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterAnalysisKeep_Private(Mat A, std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> analysis)
@@ -168,7 +179,7 @@ PetscErrorCode MatClusterAnalysisKeep_Private(Mat A, std::shared_ptr<const pclus
   auto record      = std::make_unique<MatClusterAnalysisRecord>();
   record->analysis = std::move(analysis);
   PetscCall(MatClusterRecordSet(A, MatClusterAnalysisKey, std::move(record)));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ---- stamps */
@@ -179,7 +190,7 @@ PetscErrorCode MatClusterStamp_Private(Mat M, const char name[], int threads, Ma
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)M, MATMPIAIJ, &mpi));
   s->mat = M;
-  PetscCall(MatGetNonzeroState(M, &s->nzstate));
+  PetscCall(MatClusterPatternIdGet_Private(M, &s->pattern));
   PetscCall(PetscObjectStateGet((PetscObject)M, &s->state));
   s->nrows = M->rmap->n;
   s->ncols = M->cmap->n;
@@ -203,7 +214,7 @@ PetscErrorCode MatClusterStamp_Private(Mat M, const char name[], int threads, Ma
     s->nnz      = d.nnz() + o.nnz();
     s->checksum = h;
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterStampOperands_Private(const MatClusterOperands &ops, int threads, MatClusterProductBase *base)
@@ -212,7 +223,7 @@ PetscErrorCode MatClusterStampOperands_Private(const MatClusterOperands &ops, in
   base->nops    = ops.n;
   base->threads = threads;
   for (int k = 0; k < ops.n; ++k) PetscCall(MatClusterStamp_Private(ops.mats[k], ops.names[k], threads, &base->stamp[k]));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Collective: an error on every rank if any operand's pattern differs from its stamp on any rank */
@@ -224,14 +235,14 @@ static PetscErrorCode MatClusterCheckStamps(MPI_Comm comm, const MatClusterOpera
   PetscFunctionBegin;
   for (int k = 0; k < ops.n && changed < 0; ++k) {
     const MatClusterOperandStamp &s = base.stamp[k];
-    PetscObjectState              nz;
-    PetscCall(MatGetNonzeroState(ops.mats[k], &nz)); /* agreed on by all ranks at assembly */
-    if (ops.mats[k] == s.mat && nz == s.nzstate) continue;
+    MatClusterPatternId           id;
+    PetscCall(MatClusterPatternIdGet_Private(ops.mats[k], &id));
+    if (ops.mats[k] == s.mat && id == s.pattern) continue;
     PetscCall(MatClusterStamp_Private(ops.mats[k], ops.names[k], base.threads, &now));
     if (now.nrows != s.nrows || now.ncols != s.ncols || now.nnz != s.nnz || now.checksum != s.checksum) changed = k;
   }
-  PetscCall(MPIU_Allreduce(&changed, &any, 1, MPI_INT, MPI_MAX, comm));
-  if (any < 0) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Allreduce(&changed, &any, 1, MPI_INT, MPI_MAX, comm));
+  if (any < 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_size(comm, &size));
   if (changed == any)
     SETERRQ(comm, PETSC_ERR_ARG_INCOMP,
@@ -258,7 +269,7 @@ PetscErrorCode MatClusterNumericBegin_Private(Mat C, MatType type, MatClusterPro
       PetscCall(PetscObjectStateGet((PetscObject)ops->mats[k], &s));
       if (ops->mats[k] != base->stamp[k].mat || s != base->stamp[k].state) unchanged = PETSC_FALSE;
     }
-    PetscCall(MPIU_Allreduce(&unchanged, current, 1, MPIU_BOOL, MPI_LAND, comm));
+    PetscCallMPI(MPI_Allreduce(&unchanged, current, 1, MPIU_BOOL, MPI_LAND, comm));
     if (*current) {
       PetscCall(PetscInfo(C, "petsc-cluster: values already formed by the symbolic phase, operands unchanged since\n"));
       base->numeric_count++;
@@ -276,5 +287,5 @@ PetscErrorCode MatClusterNumericBegin_Private(Mat C, MatType type, MatClusterPro
     }
   }
 #endif
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

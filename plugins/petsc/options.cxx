@@ -9,9 +9,14 @@
 */
 #include "petscclusterimpl.h"
 
+#include "pcluster/clustering.hpp"
+#include "pcluster/ordering.hpp"
+
 #include <cerrno>
+#include <cmath>
 #include <climits>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 /* Every algorithm name of the plugin: kernel, and clustering scheme for the cluster kernel
@@ -43,7 +48,7 @@ PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char name[], PetscBool *o
   PetscFunctionBegin;
   *ours = PETSC_FALSE;
   if (canonical) *canonical = NULL;
-  if (!name) PetscFunctionReturn(0);
+  if (!name) PetscFunctionReturn(PETSC_SUCCESS);
   for (const auto &a : MatClusterAlgorithms) {
     PetscCall(PetscStrcasecmp(name, a.name, ours));
     if (*ours) {
@@ -51,7 +56,7 @@ PetscErrorCode MatClusterAlgorithmIsOurs_Private(const char name[], PetscBool *o
       break;
     }
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
@@ -90,6 +95,19 @@ const char *MatClusterOptionOfField_Private(const std::string &field)
   return NULL;
 }
 
+/* The core's range check of one real field (every real option has one), on the defaults otherwise */
+static void MatClusterValidateRealField(const std::string &field, double value)
+{
+  pcluster::ClusteringOptions clustering;
+  pcluster::OrderingOptions   ordering;
+  if (field == "jaccard_threshold") clustering.jaccard_threshold = value;
+  else if (field == "hub_fraction") ordering.hub_fraction = value;
+  else if (field == "gray_dense_fraction") ordering.gray_dense_fraction = value;
+  else throw std::logic_error("no range check for the real option field " + field);
+  pcluster::validate(clustering);
+  pcluster::validate(ordering);
+}
+
 PetscErrorCode MatClusterOptionsCheckValues_Private(PetscObject obj, PetscBool product)
 {
   static const char *const bools[] = {"", "1", "0", "true", "false", "yes", "no", "on", "off"}; /* PetscOptionsStringToBool's */
@@ -112,10 +130,13 @@ PetscErrorCode MatClusterOptionsCheckValues_Private(PetscObject obj, PetscBool p
       PetscCheck(end != text && *end == '\0', comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is not an integer", prefix, opt + 1, text);
       PetscCheck(errno != ERANGE && v >= PETSC_MIN_INT && v <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is out of range: beyond the PetscInt range [%" PetscInt_FMT ", %" PetscInt_FMT "]", prefix, opt + 1, text, PETSC_MIN_INT, PETSC_MAX_INT);
     } break;
-    case kOptionReal:
-      (void)std::strtod(text, &end);
+    case kOptionReal: {
+      const double v = std::strtod(text, &end);
       PetscCheck(end != text && *end == '\0', comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is not a number", prefix, opt + 1, text);
-      break;
+      /* nan, inf, 1e400: PETSc 3.22 and later refuse them in the options block, naming neither the
+         option nor its range; the core's check of the field names both */
+      if (!std::isfinite(v)) PetscClusterCallCXXOptions(comm, obj->prefix, "options", MatClusterValidateRealField(o.field, v));
+    } break;
     case kOptionBool:
       for (const char *b : bools) {
         PetscBool same;
@@ -126,7 +147,7 @@ PetscErrorCode MatClusterOptionsCheckValues_Private(PetscObject obj, PetscBool p
       break;
     }
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* An integer option for an int field of the core: saturated, so that a PetscInt beyond int (64-bit
@@ -142,7 +163,7 @@ MatClusterOrderingValues MatClusterOrderingValuesDefault_Private(void)
   return {(PetscInt)o.seed, o.parts, o.hub_fraction, o.gray_bits, o.gray_dense_fraction};
 }
 
-PetscErrorCode MatClusterOrderingOptionsRead_Private(PetscOptionItems *PetscOptionsObject, const char manual[], MatClusterOrderingValues *v)
+PetscErrorCode MatClusterOrderingOptionsRead_Private(MatClusterOptionItems PetscOptionsObject, const char manual[], MatClusterOrderingValues *v)
 {
   char parts[128], hub[128], bits[128], dense[128];
 
@@ -156,7 +177,7 @@ PetscErrorCode MatClusterOrderingOptionsRead_Private(PetscOptionItems *PetscOpti
   PetscCall(PetscOptionsReal("-mat_cluster_reorder_hub_fraction", hub, manual, v->hub_fraction, &v->hub_fraction, NULL));
   PetscCall(PetscOptionsInt("-mat_cluster_reorder_gray_bits", bits, manual, v->gray_bits, &v->gray_bits, NULL));
   PetscCall(PetscOptionsReal("-mat_cluster_reorder_gray_dense_fraction", dense, manual, v->gray_dense, &v->gray_dense, NULL));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterOrderingOptionsCheck_Private(MPI_Comm comm, const char prefix[], const MatClusterOrderingValues &v, pcluster::OrderingOptions *o)
@@ -171,7 +192,7 @@ PetscErrorCode MatClusterOrderingOptionsCheck_Private(MPI_Comm comm, const char 
   o->gray_bits           = MatClusterToInt(v.gray_bits);
   o->gray_dense_fraction = (double)v.gray_dense;
   PetscClusterCallCXXOptions(comm, prefix, "options", pcluster::validate(*o));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], MatClusterProductOptions *opts)
@@ -256,5 +277,5 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], MatClusterP
                       pcluster::to_string(o.reorder), pcluster::to_string(o.triple), prefix));
   opts->spgemm         = o;
   opts->reuse_analysis = reuse;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -55,7 +55,7 @@ static PetscErrorCode MatGetOrdering_Cluster(Mat mat, MatOrderingType type, IS *
   /* new to old, as PETSc's own orderings (MatGetOrdering_RCM) */
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, perm.data(), PETSC_COPY_VALUES, row));
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, perm.data(), PETSC_COPY_VALUES, col));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterOrderingRegister_Private(void)
@@ -66,5 +66,5 @@ PetscErrorCode MatClusterOrderingRegister_Private(void)
     PetscCall(PetscLogEventRegister(("MatClusterOrd_" + std::string(pcluster::to_string(t))).c_str(), MAT_CLASSID, &MAT_ClusterOrdering[static_cast<int>(t)]));
     if (t != pcluster::OrderingType::Natural) PetscCall(MatOrderingRegister(name.c_str(), MatGetOrdering_Cluster));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

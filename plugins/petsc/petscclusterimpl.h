@@ -22,6 +22,8 @@
 #include <petsccluster.h>
 #include <petsc/private/matimpl.h>
 
+#include "compat.h" /* the differences between PETSc releases */
+
 #include "pcluster/csr.hpp"
 #include "pcluster/ordering.hpp"
 #include "pcluster/product.hpp"
@@ -70,7 +72,7 @@ struct MatClusterOrderingValues {
   PetscReal gray_dense;
 };
 PETSC_INTERN MatClusterOrderingValues MatClusterOrderingValuesDefault_Private(void);
-PETSC_INTERN PetscErrorCode           MatClusterOrderingOptionsRead_Private(PetscOptionItems *, const char manual[], MatClusterOrderingValues *);
+PETSC_INTERN PetscErrorCode           MatClusterOrderingOptionsRead_Private(MatClusterOptionItems, const char manual[], MatClusterOrderingValues *);
 PETSC_INTERN PetscErrorCode           MatClusterOrderingOptionsCheck_Private(MPI_Comm, const char prefix[], const MatClusterOrderingValues &, pcluster::OrderingOptions *);
 /* The option under which the plugin exposes a core field that InvalidOption names ("cluster_size" -> "-mat_cluster_size") */
 PETSC_INTERN const char *MatClusterOptionOfField_Private(const std::string &field);
@@ -129,11 +131,19 @@ PETSC_INTERN std::uint64_t MatClusterPatternChecksum_Private(const MatClusterCsr
 /* M's pattern validated (sorted, unique, in range) and checksummed, once per nonzero state of M
    (the result kept on M, so a matrix used in many products pays once) */
 PETSC_INTERN PetscErrorCode MatClusterValidatedChecksum_Private(Mat M, const char name[], const MatClusterCsrView &v, int threads, std::uint64_t *checksum);
+/* Identifies a matrix's local pattern without reading it (nonzero state and entry count) */
+struct MatClusterPatternId {
+  PetscObjectState nonzerostate = 0;
+  PetscInt64       nnz          = -1;
+  bool             operator==(const MatClusterPatternId &o) const { return nonzerostate == o.nonzerostate && nnz == o.nnz; }
+};
+PETSC_INTERN PetscErrorCode MatClusterPatternIdGet_Private(Mat M, MatClusterPatternId *id);
 /* What the symbolic phase saw of an operand, to validate a numeric phase: the local pattern of a
    SeqAIJ, or of an MPIAIJ's diagonal and off-diagonal blocks with its ghost columns */
 struct MatClusterOperandStamp {
-  Mat              mat     = nullptr; /* identity only, not referenced */
-  PetscObjectState nzstate = 0, state = 0;
+  Mat                 mat = nullptr; /* identity only, not referenced */
+  MatClusterPatternId pattern;
+  PetscObjectState    state = 0;
   PetscInt         nrows = 0, ncols = 0; /* local */
   PetscInt64       nnz      = 0;
   std::uint64_t    checksum = 0;
@@ -164,9 +174,6 @@ PETSC_INTERN PetscErrorCode MatClusterAnalysisKeep_Private(Mat A, std::shared_pt
 /* C takes T's structure (MatHeaderReplace), keeping its product, options prefix, name, options
    database and MAT_FORCE_DIAGONAL_ENTRIES; *T is destroyed on error */
 PETSC_INTERN PetscErrorCode MatClusterAdoptStructure_Private(Mat C, Mat *T);
-/* T comes to own storage: a container (destroy(storage) with it) composed on *T under key. On error
-   storage is destroyed, and so is *T */
-PETSC_INTERN PetscErrorCode MatClusterComposeStorage_Private(Mat *T, const char key[], void *storage, PetscErrorCode (*destroy)(void *));
 
 /* ---- report.cxx: what a product shows ------------------------------------------------------- */
 static inline PetscInt64 MatClusterKiB(pcluster::Count bytes)
@@ -207,7 +214,7 @@ static inline PetscErrorCode PetscClusterCallCXX_Private(MPI_Comm comm, int line
 {
   try {
     f();
-    return 0;
+    return PETSC_SUCCESS;
   } catch (const std::bad_alloc &) {
     return PetscError(comm, line, func, file, PETSC_ERR_MEM, PETSC_ERROR_INITIAL, "petsc-cluster %s: out of memory", what);
   } catch (const pcluster::IndexOverflow &e) {
@@ -239,8 +246,20 @@ static inline PetscErrorCode MatClusterCreateOnStorage_Private(const char key[],
     delete storage;
     return ierr;
   }
-  return MatClusterComposeStorage_Private(T, key, storage, [](void *ctx) -> PetscErrorCode {
-    delete static_cast<Storage *>(ctx);
-    return 0;
-  });
+  PetscContainer container = NULL;
+  ierr                     = [&]() -> PetscErrorCode {
+    PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)*T), &container));
+    PetscCall(MatClusterContainerSetDelete<Storage>(container));
+    PetscCall(PetscContainerSetPointer(container, storage));
+    storage = NULL; /* the container's now */
+    PetscCall(PetscObjectCompose((PetscObject)*T, key, (PetscObject)container));
+    return PETSC_SUCCESS;
+  }();
+  if (ierr) {
+    (void)MatDestroy(T);                     /* T first: it does not own the arrays */
+    (void)PetscContainerDestroy(&container); /* frees the storage if it holds it */
+    delete storage;
+    return ierr;
+  }
+  return PetscContainerDestroy(&container); /* T holds it */
 }

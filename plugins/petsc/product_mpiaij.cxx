@@ -76,7 +76,7 @@ struct MatProductCluster_MPIAIJ {
     v->resize(2);
     PetscCall(MatClusterLocalRowsPieced_Private(A, a, a.own_col0, a.csr.ncols, &(*v)[0]));
     PetscCall(MatClusterLocalRowsPieced_Private(X, right, right.own_row0, right.csr.nrows + right.own_rows, &(*v)[1])); /* fetched rows, own rows */
-    PetscFunctionReturn(0);
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscInt fetched_rows() const { return right.csr.nrows - (right.own_copied ? right.own_rows : 0); }
 };
@@ -94,7 +94,7 @@ PetscErrorCode MatClusterAllRanks_Private(MPI_Comm comm, PetscErrorCode ierr, co
   mine.code = (int)ierr;
   mine.rank = (int)rank;
   PetscCallMPI(MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, comm));
-  if (!worst.code) PetscFunctionReturn(0);
+  if (!worst.code) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ierr); /* this rank's own error: its traceback goes on */
   PetscCall(PetscErrorMessage((PetscErrorCode)worst.code, &text, NULL));
   SETERRQ(comm, (PetscErrorCode)worst.code, "petsc-cluster %s failed on rank %d: %s (that rank's message says why)", what, worst.rank, text ? text : "");
@@ -103,21 +103,21 @@ PetscErrorCode MatClusterAllRanks_Private(MPI_Comm comm, PetscErrorCode ierr, co
 static PetscErrorCode MatProductClusterMPIDestroy(MatProductCluster_MPIAIJ *d)
 {
   PetscFunctionBegin;
-  if (!d) PetscFunctionReturn(0);
+  if (!d) PetscFunctionReturn(PETSC_SUCCESS);
   if (d->inner) PetscCall(MatProductClusterMPIDestroy(d->inner.release()));
   PetscCall(MatDestroy(&d->aux));
   PetscCall(MatClusterLocalRowsDestroy_Private(&d->a));
   PetscCall(MatClusterLocalRowsDestroy_Private(&d->right));
   PetscCall(MatDestroy(&d->out.remote));
   delete d;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatProductDestroy_Cluster_MPIAIJ(void *data)
 {
   PetscFunctionBegin;
   PetscCall(MatProductClusterMPIDestroy(static_cast<MatProductCluster_MPIAIJ *>(data)));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Collective check that two layouts agree (global size and this rank's range, on every rank) */
@@ -128,11 +128,11 @@ static PetscErrorCode MatClusterCheckLayouts(MPI_Comm comm, const MatClusterProd
     const MatClusterSide x = info->agree[k][0], y = info->agree[k][1];
     const PetscLayout    a = MatClusterSideLayout_Private(ops.mats, x), b = MatClusterSideLayout_Private(ops.mats, y);
     PetscBool            ok = (PetscBool)(a->N == b->N && a->rstart == b->rstart && a->rend == b->rend), all;
-    PetscCall(MPIU_Allreduce(&ok, &all, 1, MPIU_BOOL, MPI_LAND, comm));
+    PetscCallMPI(MPI_Allreduce(&ok, &all, 1, MPIU_BOOL, MPI_LAND, comm));
     PetscCheck(all, comm, PETSC_ERR_ARG_SIZ, "petsc-cluster %s: the %s of %s (global %" PetscInt_FMT ") and the %s of %s (global %" PetscInt_FMT ") must have the same size and parallel layout (this rank: [%" PetscInt_FMT ", %" PetscInt_FMT ") and [%" PetscInt_FMT ", %" PetscInt_FMT "))",
                MatProductTypes[info->type], x.cols ? "columns" : "rows", ops.names[x.operand], a->N, y.cols ? "columns" : "rows", ops.names[y.operand], b->N, a->rstart, a->rend, b->rstart, b->rend);
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, const MatClusterOperands &ops, const pcluster::SpgemmOptions &opts, bool fuse, bool force_diagonal, Mat *T);
@@ -180,7 +180,7 @@ static PetscErrorCode MatClusterRightOperand(MatProductCluster_MPIAIJ *d, const 
   case kRightB:
     *right = B; /* AB, PtAP (B is P); AtB uses B's own rows */
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Pieced PtAP: the local product's numeric phase, its own rows' values written straight into C's
@@ -200,7 +200,7 @@ static PetscErrorCode MatClusterPiecedNumeric(MatProductCluster_MPIAIJ *d, Mat A
     PetscCall(MatClusterResultScatterEnd_Private(out, &s)); /* C's arrays back to C, after an error too */
     return ierr;
   }(), "numeric phase"));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Makes T, d's product of ops as an MPIAIJ on our arrays (values too when fuse, zeros otherwise),
@@ -263,7 +263,7 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
         local(pcluster::ProductType::PtAP, d->at_operands(), d->at_plan, d->at, d->right.csr.ncols, d->right.csr.ncols);
       });
     }
-    return 0;
+    return PETSC_SUCCESS;
   }(), "symbolic phase"));
   if (fuse) PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)((d->has_ab() ? d->ab_plan.flops() : 0) + (d->has_at() ? d->at_plan.flops() : 0))));
   PetscCall(PetscLogEventEnd(MAT_ClusterSym, A, B, 0, 0));
@@ -305,7 +305,7 @@ static PetscErrorCode MatClusterMPIProductSymbolic(MatProductCluster_MPIAIJ *d, 
   d->seconds_local             = (t2 - t1) + (t4 - t3);
   d->seconds_assembly          = (t3 - t2) + (t5 - t4);
   d->base.values_from_symbolic = fuse;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Refreshes `out`'s values from the operands: the pieces, the local products, the boundary exchange */
@@ -330,7 +330,7 @@ static PetscErrorCode MatClusterMPIProductNumeric(MatProductCluster_MPIAIJ *d, c
   PetscCall(PetscLogEventEnd(MAT_ClusterNum, A, B, out, 0));
   PetscCall(MatClusterResultNumeric_Private(d->out, R, out));
   d->base.numeric_count++;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatProductView_Cluster_MPIAIJ(Mat C, PetscViewer viewer)
@@ -341,7 +341,7 @@ static PetscErrorCode MatProductView_Cluster_MPIAIJ(Mat C, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
-  if (!iascii || !d) PetscFunctionReturn(0);
+  if (!iascii || !d) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-cluster MatProduct %s on %d MPI ranks: algorithm %s; local products on rank 0:\n", MatProductTypes[C->product->type], (int)size, C->product->alg));
   PetscCall(PetscViewerASCIIPushTab(viewer));
@@ -359,7 +359,7 @@ static PetscErrorCode MatProductView_Cluster_MPIAIJ(Mat C, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "seconds on rank 0: fetching rows %g, local products %g, building C %g; numeric runs %" PetscInt_FMT "\n", d->seconds_fetch, d->seconds_local, d->seconds_assembly, d->base.numeric_count));
   PetscCall(PetscViewerASCIIPopTab(viewer));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatProductNumeric_MPIAIJ_Cluster(Mat C)
@@ -373,10 +373,10 @@ static PetscErrorCode MatProductNumeric_MPIAIJ_Cluster(Mat C)
   PetscCheck(product && product->data, comm, PETSC_ERR_ARG_WRONGSTATE, "petsc-cluster: the symbolic phase of this product is missing (was MatProductClear() called?)");
   auto *d = static_cast<MatProductCluster_MPIAIJ *>(product->data);
   PetscCall(MatClusterNumericBegin_Private(C, MATMPIAIJ, &d->base, &ops, &current));
-  if (current) PetscFunctionReturn(0);
+  if (current) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatClusterMPIProductNumeric(d, ops.mats, C));
   for (int k = 0; k < ops.n; ++k) d->base.stamp[k].mat = ops.mats[k]; /* same pattern (checked): the new objects are the reference now */
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C)
@@ -410,7 +410,7 @@ PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C)
   }
   C->ops->productnumeric = MatProductNumeric_MPIAIJ_Cluster; /* after MatHeaderReplace, which replaced C->ops */
   product->view          = MatProductView_Cluster_MPIAIJ;
-  product->destroy       = MatProductDestroy_Cluster_MPIAIJ;
+  product->destroy       = MatClusterProductDestroyFn<MatProductDestroy_Cluster_MPIAIJ>();
   product->data          = d.release();
   for (const MatProductCluster_MPIAIJ *e = static_cast<MatProductCluster_MPIAIJ *>(product->data); e; e = e->inner.get()) {
     const char *inner = e != product->data ? "B*C" : NULL;
@@ -428,5 +428,5 @@ PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C)
     PetscCall(PetscInfo(C, "petsc-cluster %s %s: local rows %" PetscInt_FMT ", rows fetched from other ranks %" PetscInt_FMT ", local result nnz %" PetscInt64_FMT "; seconds: fetching %g, local products %g, building C %g\n", MatProductTypes[product->type], product->alg, ops.mats[0]->rmap->n,
                         e->fetched_rows(), (PetscInt64)e->result().colidx.size(), e->seconds_fetch, e->seconds_local, e->seconds_assembly));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -80,18 +80,18 @@ static PetscErrorCode MatSeqAIJSetStructure_Cluster(Mat C, PetscInt m, PetscInt 
       PetscCall(MatCreateSeqAIJWithArrays(PetscObjectComm((PetscObject)C), m, n, s->i.data(), s->j.data(), s->a, t));
       PetscCall(MatSetBlockSizes(*t, rbs, cbs));
       PetscCall(MatSetOption(*t, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
-      return 0;
+      return PETSC_SUCCESS;
     },
     &T));
   PetscCall(MatClusterAdoptStructure_Private(C, &T));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatProductDestroy_Cluster_SeqAIJ(void *data)
 {
   PetscFunctionBegin;
   delete static_cast<MatProductCluster_SeqAIJ *>(data);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The operands' zero-copy views */
@@ -100,7 +100,7 @@ static PetscErrorCode MatClusterOperandViews(const MatClusterOperands &ops, std:
   PetscFunctionBegin;
   views->resize((size_t)ops.n);
   for (int k = 0; k < ops.n; ++k) PetscCall(MatClusterSeqAIJGetCsrView_Private(ops.mats[k], ops.names[k], &(*views)[k]));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatProductView_Cluster_SeqAIJ(Mat C, PetscViewer viewer)
@@ -110,14 +110,14 @@ static PetscErrorCode MatProductView_Cluster_SeqAIJ(Mat C, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
-  if (!iascii || !data) PetscFunctionReturn(0);
+  if (!iascii || !data) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-cluster MatProduct %s: algorithm %s\n", MatProductTypes[C->product->type], C->product->alg));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(MatClusterViewOptions_Private(viewer, data->plan.options()));
   PetscCall(MatClusterViewPlan_Private(viewer, "", data->plan));
   PetscCall(PetscViewerASCIIPrintf(viewer, "seconds: symbolic %g (all steps), building C %g; numeric runs %" PetscInt_FMT "\n", data->plan.seconds_symbolic(), data->seconds_csr, data->base.numeric_count));
   PetscCall(PetscViewerASCIIPopTab(viewer));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The core's numeric phase into values (C's pattern: Cv), logged as MatClusterNum with its flops */
@@ -128,7 +128,7 @@ static PetscErrorCode MatClusterRunNumeric(Mat C, MatClusterPlan &plan, const Ma
   PetscClusterCallCXX(PetscObjectComm((PetscObject)C), "numeric phase", plan.numeric(views, Cv, values));
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)plan.flops()));
   PetscCall(PetscLogEventEnd(MAT_ClusterNum, ops.mats[0], ops.mats[1], C, 0));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatProductNumeric_SeqAIJ_Cluster(Mat C)
@@ -145,7 +145,7 @@ static PetscErrorCode MatProductNumeric_SeqAIJ_Cluster(Mat C)
   PetscCheck(product && product->data, comm, PETSC_ERR_ARG_WRONGSTATE, "petsc-cluster: the symbolic phase of this product is missing (was MatProductClear() called?)");
   auto *data = static_cast<MatProductCluster_SeqAIJ *>(product->data);
   PetscCall(MatClusterNumericBegin_Private(C, MATSEQAIJ, &data->base, &ops, &current));
-  if (current) PetscFunctionReturn(0);
+  if (current) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatClusterOperandViews(ops, &views));
   PetscCall(MatClusterSeqAIJGetCsrView_Private(C, "C", &Cv));
   PetscCheck(Cv.nnz() == data->nnz_c, comm, PETSC_ERR_ARG_INCOMP, "petsc-cluster: C (%" PetscInt_FMT "x%" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros) no longer has the structure built by the symbolic phase (%" PetscInt64_FMT " nonzeros)", Cv.nrows, Cv.ncols, (PetscInt64)Cv.nnz(),
@@ -164,7 +164,7 @@ static PetscErrorCode MatProductNumeric_SeqAIJ_Cluster(Mat C)
   data->base.numeric_count++;
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
@@ -258,12 +258,12 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
   C->info.fill_ratio_needed = nnz_in ? (PetscReal)data->nnz_c / (PetscReal)nnz_in : 0;
   C->ops->productnumeric    = MatProductNumeric_SeqAIJ_Cluster; /* after MatHeaderReplace, which replaced C->ops */
   product->view             = MatProductView_Cluster_SeqAIJ;
-  product->destroy          = MatProductDestroy_Cluster_SeqAIJ;
+  product->destroy          = MatClusterProductDestroyFn<MatProductDestroy_Cluster_SeqAIJ>();
   const auto *d             = data.get();
   product->data             = data.release();
   PetscCall(PetscSNPrintf(what, sizeof what, "%s %s", MatProductTypes[product->type], product->alg));
   PetscCall(MatClusterInfoPlan_Private(C, what, d->plan));
   if (fuse) PetscCall(MatClusterInfoNumeric_Private(C, what, d->plan));
   PetscCall(PetscInfo(C, "petsc-cluster %s: symbolic %g s in all, building C %g s\n", what, d->plan.seconds_symbolic(), t1 - t0));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

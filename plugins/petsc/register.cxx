@@ -18,7 +18,32 @@ static PetscErrorCode PetscClusterFinalizePackage(void)
   PetscFunctionBegin;
   PetscCall(MatClusterDispatchReset_Private());
   PetscClusterPackageInitialized = PETSC_FALSE;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+   A plugin compiled for another PETSc would misread every Mat it touches (_MatOps and Mat_Product
+   change between releases, PetscInt between flavours), so registration refuses one. The calls below
+   resolve to the PETSc of the program that loaded us (it comes first in the dynamic linker's search
+   order), also when the plugin was linked to another flavour's library. The index width is checked
+   first: PetscGetVersionNumber writes PetscInts.
+*/
+static PetscErrorCode PetscClusterCheckBuiltForThisPETSc(void)
+{
+  size_t   int_size;
+  char     running[256];
+  PetscInt major, minor, subminor, release;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetVersion(running, sizeof running));
+  PetscCall(PetscDataTypeGetSize(PETSC_INT, &int_size));
+  PetscCheck(int_size == sizeof(PetscInt), PETSC_COMM_SELF, PETSC_ERR_LIB,
+             "petsc-cluster was built for a PETSc with %d-bit PetscInt, but this program runs %s with %d-bit PetscInt: rebuild the plugin for it (cmake -DPCLUSTER_PETSC_PKG=%s)",
+             (int)(8 * sizeof(PetscInt)), running, (int)(8 * int_size), int_size == 8 ? "PETSc64" : "PETSc");
+  PetscCall(PetscGetVersionNumber(&major, &minor, &subminor, &release));
+  PetscCheck(major == PETSC_VERSION_MAJOR && minor == PETSC_VERSION_MINOR, PETSC_COMM_SELF, PETSC_ERR_LIB,
+             "petsc-cluster was built for PETSc %d.%d, but this program runs %s: rebuild the plugin against that PETSc", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, running);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@C
@@ -62,7 +87,8 @@ PetscErrorCode PetscClusterInitializePackage(void)
   PetscBool help = PETSC_FALSE;
 
   PetscFunctionBegin;
-  if (PetscClusterPackageInitialized) PetscFunctionReturn(0);
+  if (PetscClusterPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscClusterCheckBuiltForThisPETSc());
   PetscClusterPackageInitialized = PETSC_TRUE;
   PetscCall(MatInitializePackage());
   PetscCall(PetscLogEventRegister("MatClusterCluster", MAT_CLASSID, &MAT_ClusterCluster));
@@ -80,7 +106,7 @@ PetscErrorCode PetscClusterInitializePackage(void)
     PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -mat_ordering_type also accepts pcluster_<name> for the orderings %s (but natural)\n", pcluster::names_of(pcluster::kOrderingNames).c_str()));
   }
   PetscCall(PetscInfo(NULL, "petsc-cluster registered: -mat*_via / -mat_product_algorithm accept %s\n", MatClusterAlgorithmList_Private()));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@C
@@ -95,7 +121,7 @@ PetscErrorCode PetscDLLibraryRegister_petsccluster(void)
 {
   PetscFunctionBegin;
   PetscCall(PetscClusterInitializePackage());
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
@@ -105,28 +131,13 @@ PetscErrorCode PetscDLLibraryRegister_petsccluster(void)
 */
 PetscErrorCode PetscClusterLogEventAddTime_Private(PetscLogEvent event, PetscLogDouble seconds)
 {
-#if defined(PETSC_USE_LOG)
-  PetscBool         active;
-  PetscStageLog     stageLog;
-  PetscEventPerfLog eventLog;
-  int               stage;
-#endif
+  PetscEventPerfInfo *info;
 
   PetscFunctionBegin;
-#if defined(PETSC_USE_LOG)
-  PetscCall(PetscLogIsActive(&active));
-  if (!active || !PetscLogPLB) PetscFunctionReturn(0);
-  PetscCall(PetscLogGetStageLog(&stageLog));
-  PetscCall(PetscStageLogGetCurrent(stageLog, &stage));
-  if (stage < 0) PetscFunctionReturn(0);
-  PetscCall(PetscStageLogGetEventPerfLog(stageLog, stage, &eventLog));
-  if (event < 0 || event >= eventLog->numEvents || !eventLog->eventInfo[event].active) PetscFunctionReturn(0);
-  eventLog->eventInfo[event].count += 1;
-  eventLog->eventInfo[event].time += seconds;
-  eventLog->eventInfo[event].time2 += seconds * seconds;
-#else
-  (void)event;
-  (void)seconds;
-#endif
-  PetscFunctionReturn(0);
+  PetscCall(MatClusterEventPerfInfo(event, &info));
+  if (!info) PetscFunctionReturn(PETSC_SUCCESS);
+  info->count += 1;
+  info->time += seconds;
+  info->time2 += seconds * seconds;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -14,7 +14,7 @@ PetscErrorCode MatClusterInfoWorkspace_Private(Mat C, const char what[], PetscBo
   PetscCall(PetscInfo(C, "petsc-cluster %s: workspace (%s) %" PetscInt64_FMT " KiB per thread (peak), %" PetscInt64_FMT " KiB all threads\n", what, after_numeric ? "largest phase so far, numeric included" : "symbolic phase", MatClusterKiB(s.workspace_thread_bytes), MatClusterKiB(s.workspace_bytes)));
   if (s.dense_limited && !after_numeric)
     PetscCall(PetscInfo(C, "petsc-cluster %s: -%smat_cluster_accumulator dense not applied: C has more than %" PetscInt64_FMT " columns, the limit of ncols-wide arrays per thread; the hash accumulator ran\n", what, prefix, (PetscInt64)pcluster::kDenseMaxColumns));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterInfoPlan_Private(Mat C, const char what[], const MatClusterPlan &plan)
@@ -32,7 +32,7 @@ PetscErrorCode MatClusterInfoPlan_Private(Mat C, const char what[], const MatClu
     PetscCall(PetscSNPrintf(step, sizeof step, "%s: %s", what, st.what.c_str()));
     PetscCall(MatClusterInfoWorkspace_Private(C, step, PETSC_FALSE, s));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterInfoNumeric_Private(Mat C, const char what[], const MatClusterPlan &plan)
@@ -44,7 +44,7 @@ PetscErrorCode MatClusterInfoNumeric_Private(Mat C, const char what[], const Mat
     PetscCall(PetscSNPrintf(step, sizeof step, "%s: %s", what, st.what.c_str()));
     PetscCall(MatClusterInfoWorkspace_Private(C, step, PETSC_TRUE, st.spgemm));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterViewOptions_Private(PetscViewer viewer, const pcluster::SpgemmOptions &o)
@@ -53,7 +53,7 @@ PetscErrorCode MatClusterViewOptions_Private(PetscViewer viewer, const pcluster:
   if (o.kernel == pcluster::Kernel::Cluster)
     PetscCall(PetscViewerASCIIPrintf(viewer, "cluster size %d, Jaccard threshold %g, top-k %d%s\n", o.clustering.cluster_size, o.clustering.jaccard_threshold, o.clustering.hierarchical_topk, o.clustering.hierarchical_topk ? "" : " (cluster size - 1)"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "accumulator %s, threads %d%s, rows reordered by %s\n", pcluster::to_string(o.accumulator), o.num_threads, o.num_threads ? "" : " (OpenMP default)", pcluster::to_string(o.reorder)));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterViewPlan_Private(PetscViewer viewer, const char label[], const MatClusterPlan &plan)
@@ -79,5 +79,5 @@ PetscErrorCode MatClusterViewPlan_Private(PetscViewer viewer, const char label[]
                                      s.dense_limited ? " (dense asked for, C too wide)" : "", MatClusterKiB(s.workspace_thread_bytes), MatClusterKiB(s.workspace_bytes), s.seconds_ordering, s.seconds_clustering, s.seconds_symbolic, s.left_reused ? "; ordering and clusters taken from an earlier product" : ""));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -7,30 +7,6 @@
 */
 #include "petscclusterimpl.h"
 
-PetscErrorCode MatClusterComposeStorage_Private(Mat *T, const char key[], void *storage, PetscErrorCode (*destroy)(void *))
-{
-  PetscContainer container = NULL;
-  PetscErrorCode ierr;
-
-  PetscFunctionBegin;
-  ierr = [&]() -> PetscErrorCode {
-    PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)*T), &container));
-    PetscCall(PetscContainerSetUserDestroy(container, destroy));
-    PetscCall(PetscContainerSetPointer(container, storage));
-    storage = NULL; /* the container's now */
-    PetscCall(PetscObjectCompose((PetscObject)*T, key, (PetscObject)container));
-    return 0;
-  }();
-  if (ierr) {
-    (void)MatDestroy(T);                     /* T first: it does not own the arrays */
-    (void)PetscContainerDestroy(&container); /* frees the storage if it holds it */
-    if (storage) (void)destroy(storage);
-    PetscCall(ierr);
-  }
-  PetscCall(PetscContainerDestroy(&container)); /* T holds it */
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode MatClusterAdoptStructure_Private(Mat C, Mat *T)
 {
   Mat_Product    *product = C->product;
@@ -51,11 +27,11 @@ PetscErrorCode MatClusterAdoptStructure_Private(Mat C, Mat *T)
     C->force_diagonals        = force_diagonals; /* MatSetOption(C, MAT_FORCE_DIAGONAL_ENTRIES) made before the product */
     PetscCall(PetscObjectSetOptionsPrefix((PetscObject)C, prefix));
     if (name) PetscCall(PetscObjectSetName((PetscObject)C, name));
-    return 0;
+    return PETSC_SUCCESS;
   }();
   (void)PetscFree(prefix);
   (void)PetscFree(name);
   if (ierr) (void)MatDestroy(T); /* not taken by C (MatHeaderReplace empties *T when it does) */
   PetscCall(ierr);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
