@@ -29,6 +29,7 @@
 #include <petsccluster.h>
 
 #include "problem.hpp"
+#include "petsc_versions.hpp"
 #include "product_check.hpp"
 
 #include <algorithm>
@@ -342,9 +343,8 @@ inline PetscLogStage StageFor(const std::string &name)
 /* The message of the error just raised (PETSc keeps the first line of the last error). */
 inline std::string ErrorText(PetscErrorCode ierr)
 {
-  const char *text     = NULL;
-  char       *specific = NULL;
-  if (PetscErrorMessage(ierr, &text, &specific)) return "PETSc error " + std::to_string(ierr);
+  const char *text = NULL, *specific = NULL;
+  if (ErrorMessage(ierr, &text, &specific)) return "PETSc error " + std::to_string(ierr);
   return std::string("PETSc error ") + std::to_string(ierr) + ": " + (specific && specific[0] ? specific : text ? text : "");
 }
 
@@ -485,7 +485,8 @@ struct MatrixOptions {
 };
 
 /* Reads the matrix options; called between PetscOptionsBegin() and PetscOptionsEnd() */
-inline PetscErrorCode MatrixOptionsRead(PetscOptionItems *PetscOptionsObject, MatrixOptions *o)
+template <class OptionItems> /* petsc_versions.hpp */
+inline PetscErrorCode MatrixOptionsRead(OptionItems PetscOptionsObject, MatrixOptions *o)
 {
   char      buf[PETSC_MAX_PATH_LEN] = "";
   char     *filelist[64];

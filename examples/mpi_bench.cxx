@@ -391,7 +391,8 @@ std::vector<std::string> Accepted(const std::vector<std::string> &requested, con
 
 /* A comma-separated list option into v (left alone if the option is not given; given: *given, if
    not NULL); called between PetscOptionsBegin and PetscOptionsEnd */
-PetscErrorCode ListOption(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, std::vector<std::string> *v, PetscBool *given)
+template <class OptionItems> /* petsc_versions.hpp */
+PetscErrorCode ListOption(OptionItems PetscOptionsObject, const char *name, const char *text, std::vector<std::string> *v, PetscBool *given)
 {
   char     *items[64];
   PetscInt  n = 64;

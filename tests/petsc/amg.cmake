@@ -72,12 +72,12 @@ foreach(alg IN LISTS PCLUSTER_TEST_ALGORITHMS)
   # PCHMG with hypre inside: Galerkin coarse operators forced on (-pc_mg_galerkin pmat); with
   # reused interpolation over four solves (same values, then a changed nonzero pattern, which
   # HMG answers with a fresh MAT_INITIAL_MATRIX setup); with subspace coarsening (bs 4), where P
-  # is MAIJ (PETSc's seqaij x seqmaij kernel, ours not involved) or, with -pc_hmg_use_matmaij 0,
-  # AIJ (ours).
+  # is MAIJ (PETSc's seqaij x seqmaij kernel, ours not involved; from 3.22 it does not read
+  # -matptap_via, hence -options_left no) or, with -pc_hmg_use_matmaij 0, AIJ (ours).
   foreach(v "galerkin|-pc_mg_galerkin|pmat"
             "reuse|-pc_hmg_reuse_interpolation|1|-test_reuse_interpolation|1"
             "reuse_galerkin|-pc_hmg_reuse_interpolation|1|-test_reuse_interpolation|1|-pc_mg_galerkin|pmat"
-            "bs4_maij|-bs|4|-pc_hmg_use_subspace_coarsening|1"
+            "bs4_maij|-bs|4|-pc_hmg_use_subspace_coarsening|1|-options_left|no"
             "bs4_aij|-bs|4|-pc_hmg_use_subspace_coarsening|1|-pc_hmg_use_matmaij|0")
     string(REPLACE "|" ";" v "${v}")
     list(POP_FRONT v vname)

@@ -37,9 +37,9 @@ if(TARGET amg_setup)
     -P "${CMAKE_CURRENT_SOURCE_DIR}/run_expect_error.cmake")
   set_tests_properties(petsc.amg_setup.check_fails PROPERTIES LABELS petsc TIMEOUT 60 ENVIRONMENT "${_amg_env}")
   # -help documents every option of the example (and the program still runs, here at a tiny size, and
-  # exits with 0).
+  # exits with 0). PETSc lists an option as "-n <4>: ..." up to 3.18, "-n: <now 4 : ...>" later.
   pcluster_petsc_run(NAME amg_setup.help EXE amg_setup
-    REQUIRE_REGEX "-problem <[^\n]*poisson elasticity all.*-n <.*-pcs <.*-algs <.*-ksp_rtol <.*-ksp_max_it <.*-resetup: .*-reps <.*-check: .*-check_rtol <.*-json <"
+    REQUIRE_REGEX "-problem:? <[^\n]*poisson elasticity all.*-n:? <.*-pcs:? <.*-algs:? <.*-ksp_rtol:? <.*-ksp_max_it:? <.*-resetup: .*-reps:? <.*-check: .*-check_rtol:? <.*-json:? <"
     ARGS -help -problem poisson -pcs gamg -n 4)
   # Under MPI (MPIAIJ products), 2 ranks x 1 thread and 3 ranks: the same iterations and levels as
   # PETSc's default, with the set-up time of every rank. Residuals are compared at 1e-4: on several
@@ -47,8 +47,15 @@ if(TARGET amg_setup)
   # are not summed after its local ones, remote contributions arrive through COO), so the coarse
   # operators differ from PETSc's in the last bits, and the final residuals (about 1e-9 |b|) by up
   # to a few 1e-6 relative; PETSc's own MPI PtAP algorithms happen to share one order.
+  # PETSc 3.22's own MPIAIJ PtAP (MatPtAPSymbolic_MPIAIJ_MPIAIJ, the default row) writes past a
+  # 32-byte block in PCHMG's Galerkin product on 3 ranks here, with the plugin not even registered
+  # (valgrind shows PETSc's frames only): there the 3-rank run is PCGAMG's only.
   foreach(np 2 3)
+    set(_pcs)
+    if(np EQUAL 3 AND PCLUSTER_PETSC_VERSION MATCHES "^3\\.22\\.")
+      set(_pcs -pcs gamg)
+    endif()
     pcluster_petsc_run(NAME amg_setup.mpi.np${np} EXE amg_setup NP ${np} ENV OMP_NUM_THREADS=1 REQUIRE_REGEX "PCSetUp per rank"
-      ARGS -n 10 -algs cluster,rowwise -check -check_rtol 1e-4)
+      ARGS -n 10 -algs cluster,rowwise -check -check_rtol 1e-4 ${_pcs})
   endforeach()
 endif()

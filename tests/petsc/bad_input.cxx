@@ -103,7 +103,7 @@ PetscErrorCode Run(const Case &c)
   std::vector<Mat> copies;
   Mat              C = NULL;
   PetscErrorCode   ierr;
-  char            *message = NULL;
+  const char      *message = NULL;
   std::string      problem;
   long             peak0 = StatusKiB("VmHWM:");
 
@@ -118,7 +118,7 @@ PetscErrorCode Run(const Case &c)
   ierr = c.call(&C);
   PetscCall(PetscPopErrorHandler());
   PetscCall(ClearOptions(c.options));
-  PetscCall(PetscErrorMessage(ierr, NULL, &message));
+  PetscCall(ErrorMessage(ierr, NULL, &message));
   const std::string msg = ierr && message ? message : "";
 
   if (ierr != c.code && ierr != c.code_too) problem += "error code " + std::to_string((int)ierr) + ", expected " + std::to_string((int)c.code) + "; ";
@@ -160,7 +160,7 @@ PetscErrorCode Run(const Case &c)
     ierr = c.after();
     PetscCall(PetscPopErrorHandler());
     if (ierr) {
-      PetscCall(PetscErrorMessage(ierr, NULL, &message));
+      PetscCall(ErrorMessage(ierr, NULL, &message));
       problem += std::string("afterwards: ") + (message ? message : "") + "; ";
     }
   }

@@ -17,6 +17,7 @@
 #include <petsccluster.h>
 #include <petscmat.h>
 
+#include "../../examples/petsc_versions.hpp"
 #include "user_products.hpp"
 
 #include <functional>

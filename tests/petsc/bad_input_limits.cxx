@@ -65,6 +65,10 @@ PetscErrorCode Overflow(MPI_Comm comm)
   Mat col, row, one;
 
   PetscFunctionBeginUser;
+  if (sizeof(PetscInt) > 4) { /* kN^2 fits a 64-bit PetscInt: the product would be formed (26 GB) */
+    PetscCall(PetscPrintf(comm, "overflow: not applicable with a 64-bit PetscInt (nnz(C) beyond 2^63 cannot be stored to try)\n"));
+    PetscFunctionReturn(0);
+  }
   PetscCall(Ones(comm, kN, 1, g_rank == 0 ? kN : 0, &col));
   PetscCall(Ones(comm, 1, kN, g_rank == 0 ? 1 : 0, &row));
   PetscCall(Ones(comm, 1, 1, g_rank == 0 ? 1 : 0, &one));
@@ -184,8 +188,8 @@ PetscErrorCode Memory(void)
         PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
         const PetscErrorCode ierr = c.call(&C);
         PetscCall(PetscPopErrorHandler());
-        char *message = NULL;
-        PetscCall(PetscErrorMessage(ierr, NULL, &message));
+        const char *message = NULL;
+        PetscCall(ErrorMessage(ierr, NULL, &message));
         const std::string msg = ierr && message ? message : "";
         std::string       problem;
         if (ierr && ierr != PETSC_ERR_MEM) problem += "error code " + std::to_string((int)ierr) + ", expected " + std::to_string((int)PETSC_ERR_MEM) + " or success; ";

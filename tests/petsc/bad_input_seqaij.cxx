@@ -177,13 +177,16 @@ PetscErrorCode Ranges(const Fixture &f)
     std::vector<std::string> words;
   };
   const PetscErrorCode R = PETSC_ERR_ARG_OUTOFRANGE;
+  /* just past PetscInt, either way, for a 32- or 64-bit PetscInt */
+  const char *const beyond_int   = sizeof(PetscInt) == 4 ? "4294967298" : "18446744073709551618";
+  const char *const below_int    = sizeof(PetscInt) == 4 ? "-2147483649" : "-9223372036854775809";
   const Options        random = {{"-mat_cluster_reorder", "random"}}, gp = {{"-mat_cluster_reorder", "gp"}}, sb = {{"-mat_cluster_reorder", "slashburn"}}, gray = {{"-mat_cluster_reorder", "gray"}};
   const Bad            bads[] = {
     {MATPRODUCTALGORITHMCLUSTERFIXED,        "-mat_cluster_size",                       "0",           {},     R, {"[1, 64]"}                    },
     {MATPRODUCTALGORITHMCLUSTERFIXED,        "-mat_cluster_size",                       "-1",          {},     R, {"[1, 64]"}                    },
     {MATPRODUCTALGORITHMCLUSTERVARIABLE,     "-mat_cluster_size",                       "65",          {},     R, {"[1, 64]"}                    },
     {MATPRODUCTALGORITHMCLUSTER,             "-mat_cluster_size",                       "2147483647",  {},     R, {"[1, 64]"}                    },
-    {MATPRODUCTALGORITHMCLUSTER,             "-mat_cluster_size",                       "4294967298",  {},     R, {"PetscInt range"}             },
+    {MATPRODUCTALGORITHMCLUSTER,             "-mat_cluster_size",                       beyond_int,    {},     R, {"PetscInt range"}             },
     {MATPRODUCTALGORITHMCLUSTER,             "-mat_cluster_size",                       "abc",         {},     R, {"not an integer"}             },
     {MATPRODUCTALGORITHMCLUSTERVARIABLE,     "-mat_cluster_jaccard_threshold",          "-0.5",        {},     R, {"[0, 1]"}                     },
     {MATPRODUCTALGORITHMCLUSTERHIERARCHICAL, "-mat_cluster_jaccard_threshold",          "1.5",         {},     R, {"[0, 1]"}                     },
@@ -197,9 +200,9 @@ PetscErrorCode Ranges(const Fixture &f)
     {MATPRODUCTALGORITHMROWWISE,             "-mat_cluster_threads",                    "-1",          {},     R, {"[0, 1024]"}                  },
     {MATPRODUCTALGORITHMROWWISE,             "-mat_cluster_threads",                    "1025",        {},     R, {"[0, 1024]"}                  },
     {MATPRODUCTALGORITHMCLUSTER,             "-mat_cluster_threads",                    "2147483647",  {},     R, {"[0, 1024]"}                  },
-    {MATPRODUCTALGORITHMCLUSTER,             "-mat_cluster_threads",                    "-2147483649", {},     R, {"PetscInt range"}             },
+    {MATPRODUCTALGORITHMCLUSTER,             "-mat_cluster_threads",                    below_int,     {},     R, {"PetscInt range"}             },
     {MATPRODUCTALGORITHMROWWISE,             "-mat_cluster_reorder_seed",               "-1",          random, R, {">= 0"}                       },
-    {MATPRODUCTALGORITHMROWWISE,             "-mat_cluster_reorder_seed",               "4294967298",  random, R, {"PetscInt range"}             },
+    {MATPRODUCTALGORITHMROWWISE,             "-mat_cluster_reorder_seed",               beyond_int,    random, R, {"PetscInt range"}             },
     {MATPRODUCTALGORITHMROWWISE,             "-mat_cluster_reorder_parts",              "-1",          gp,     R, {">= 0"}                       },
     {MATPRODUCTALGORITHMROWWISE,             "-mat_cluster_reorder_hub_fraction",       "0",           sb,     R, {"(0, 1]"}                     },
     {MATPRODUCTALGORITHMROWWISE,             "-mat_cluster_reorder_hub_fraction",       "1.5",         sb,     R, {"(0, 1]"}                     },
@@ -486,11 +489,11 @@ PetscErrorCode OtherTypes(const Fixture &f)
           /* PETSc's outcome without our name */
           Mat            Cref = NULL;
           PetscErrorCode ref;
-          char          *refmsg = NULL;
+          const char    *refmsg = NULL;
           PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
           ref = FormProduct(e, type, o, MATPRODUCTALGORITHMDEFAULT, &Cref);
           PetscCall(PetscPopErrorHandler());
-          PetscCall(PetscErrorMessage(ref, NULL, &refmsg));
+          PetscCall(ErrorMessage(ref, NULL, &refmsg));
           const std::string refwords = ref && refmsg ? refmsg : "";
           Case c;
           c.section   = "other types";

@@ -132,7 +132,32 @@ foreach(c IN LISTS _mm_cases ITEMS "does_not_exist|65| cannot open the file for 
 endforeach()
 # Every rank reads the file: on 2 ranks the job stops (the first rank's MPI_Abort may end the
 # other before it prints), with the message, and does not hang.
-foreach(_name bad_banner column_index_beyond)
-  pcluster_petsc_error(NAME mtx.${_name}.mpi_bench.np2 EXE mpi_bench NP 2 ARGS -f "${_mm_dir}/${_name}.mtx" -reps 1
-    EXPECT "PETSC ERROR: [^ ]*${_name}\\.mtx:")
-endforeach()
+if(TARGET mpi_bench) # not with PCLUSTER_BUILD_EXAMPLES=OFF
+  foreach(_name bad_banner column_index_beyond)
+    pcluster_petsc_error(NAME mtx.${_name}.mpi_bench.np2 EXE mpi_bench NP 2 ARGS -f "${_mm_dir}/${_name}.mtx" -reps 1
+      EXPECT "PETSC ERROR: [^ ]*${_name}\\.mtx:")
+  endforeach()
+endif()
+
+# A plugin built for the other PetscInt width (Debian installs both flavours side by side: PETSc and
+# PETSc64) must refuse to register, with a message, instead of misreading every matrix: PETSc's
+# stock ex62 built against the other flavour loads this build's plugin.
+if(_have_stock)
+  if(PCLUSTER_PETSC_PKG STREQUAL "PETSc64")
+    set(_other_flavour PETSc)
+  else()
+    set(_other_flavour PETSc64)
+  endif()
+  pkg_check_modules(PETSC_OTHER QUIET IMPORTED_TARGET ${_other_flavour})
+  if(PETSC_OTHER_FOUND AND PETSC_OTHER_VERSION VERSION_EQUAL PETSC_VERSION)
+    add_executable(stock_ex62_other_flavour "${_mat_tests}/ex62.c")
+    target_link_libraries(stock_ex62_other_flavour PRIVATE PkgConfig::PETSC_OTHER MPI::MPI_C m)
+    target_compile_options(stock_ex62_other_flavour PRIVATE -w)
+    add_dependencies(stock_ex62_other_flavour petsccluster)
+    pcluster_petsc_error(NAME flavour_mismatch EXE stock_ex62_other_flavour
+      ARGS ${_load} -fA ${_tiny} -fB ${_tiny}
+      EXPECT "petsc-cluster was built for a PETSc with ${PCLUSTER_PETSC_INT_BITS}-bit PetscInt, but this program runs [^\n]* with [0-9]+-bit PetscInt: rebuild the plugin for it")
+  else()
+    message(STATUS "tests/petsc: no ${_other_flavour} ${PETSC_VERSION} (the other PetscInt width) to test the plugin's refusal with")
+  endif()
+endif()

@@ -256,9 +256,9 @@ int main(int argc, char **argv)
       PetscCall(PetscPopErrorHandler());
       ++checks;
       {
-        char     *msg = NULL;
-        PetscBool ok;
-        PetscCall(PetscErrorMessage(ierr, NULL, &msg));
+        const char *msg = NULL;
+        PetscBool   ok;
+        PetscCall(ErrorMessage(ierr, NULL, &msg));
         /* the code and the message, on every rank (the change is on the last rank only) */
         ok = (PetscBool)(ierr == PETSC_ERR_ARG_INCOMP && msg && std::strstr(msg, "nonzero pattern of A changed since the symbolic phase"));
         PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));

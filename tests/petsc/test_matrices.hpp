@@ -9,6 +9,8 @@
 
 #include <petscmat.h>
 
+#include "../../examples/petsc_versions.hpp"
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -66,13 +68,14 @@ inline PetscErrorCode Prolongator(Mat A, PetscInt k, Mat *P)
   PetscCall(MatMatMult(A, P0, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP)); /* PETSc's default (no -matmatmult_via set yet) */
   PetscCall(MatCreateVecs(A, NULL, &d));
   PetscCall(MatGetDiagonal(A, d));
-  for (PetscInt i = rstart; i < rend; ++i) { /* rows without a diagonal: no smoothing */
-    PetscScalar v;
-    PetscCall(VecGetValues(d, 1, &i, &v));
-    PetscCall(VecSetValue(d, i, v != 0.0 ? -0.5 / v : 0.0, INSERT_VALUES));
+  {
+    PetscScalar *v;
+    PetscInt     n;
+    PetscCall(VecGetLocalSize(d, &n));
+    PetscCall(VecGetArray(d, &v));
+    for (PetscInt i = 0; i < n; ++i) v[i] = v[i] != 0.0 ? -0.5 / v[i] : 0.0; /* rows without a diagonal: no smoothing */
+    PetscCall(VecRestoreArray(d, &v));
   }
-  PetscCall(VecAssemblyBegin(d));
-  PetscCall(VecAssemblyEnd(d));
   PetscCall(MatDiagonalScale(AP, d, NULL));
   PetscCall(MatAXPY(AP, 1.0, P0, DIFFERENT_NONZERO_PATTERN));
   *P = AP;
@@ -124,7 +127,8 @@ inline PetscErrorCode MultiplyByOnes(Mat M)
 
 /* A list option (e.g. -types AB,PtAP), read inside PetscOptionsBegin/End: *list holds its values
    when *set, and is left as it was otherwise */
-inline PetscErrorCode OptionsStringList(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, std::vector<std::string> *list, PetscBool *set)
+template <class OptionItems> /* petsc_versions.hpp */
+inline PetscErrorCode OptionsStringList(OptionItems PetscOptionsObject, const char *name, const char *text, std::vector<std::string> *list, PetscBool *set)
 {
   char    *values[32];
   PetscInt n = 32;

@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     for (const char *alg : kAlgorithms) {
       for (const char *acc : kAccumulators) {
         const std::string what = std::string(type == MATPRODUCT_AB ? "A*B " : "X^T*B ") + alg + ", accumulator " + acc;
-        double            growth;
+        double            growth = NAN; /* set by Run */
         PetscCall(PetscOptionsSetValue(NULL, ViaOption(type), alg));
         PetscCall(PetscOptionsSetValue(NULL, "-mat_cluster_accumulator", acc));
         PetscCall(Run(type, type == MATPRODUCT_AB ? A : X, B, type == MATPRODUCT_AB ? ref_ab : ref_atb, what, &growth));
@@ -153,7 +153,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cluster_accumulator"));
   for (PetscInt k = 0; k < npetsc; ++k) {
     const std::string what = std::string("A*B PETSc ") + petsc_algs[k];
-    double            growth;
+    double            growth = NAN; /* set by Run */
     PetscCall(PetscOptionsSetValue(NULL, "-matmatmult_via", petsc_algs[k]));
     PetscCall(Run(MATPRODUCT_AB, A, B, ref_ab, what, &growth));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-50s peak resident memory +%.1f MB (not checked)\n", what.c_str(), growth));
