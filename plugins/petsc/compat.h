@@ -18,20 +18,28 @@
 #include <petscversion.h>
 #include <petsc/private/matimpl.h>
 
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+
 /* 3.19: PETSC_SUCCESS, the value of a PetscErrorCode (an enum under strict PetscErrorCode) */
 #if PETSC_VERSION_LT(3, 19, 0)
   #define PETSC_SUCCESS 0
 #endif
 
-/* After 3.22 (const in 3.25): PetscErrorMessage's message is a const char *; before, a char *.
-   MatClusterErrorText is the type of that argument, read off the declaration. */
+/* Where only a parameter's type changed, it is read off PETSc's own declaration:
+   MatClusterParam<Fn, K> is the type of parameter K of function type Fn. */
 template <class Fn>
-struct MatClusterMessageArg;
-template <class R, class A, class B, class Message>
-struct MatClusterMessageArg<R (*)(A, B, Message *)> {
-  using type = Message;
+struct MatClusterParams;
+template <class R, class... Args>
+struct MatClusterParams<R(Args...)> {
+  using type = std::tuple<Args...>;
 };
-typedef MatClusterMessageArg<decltype(&PetscErrorMessage)>::type MatClusterErrorText;
+template <class Fn, std::size_t K>
+using MatClusterParam = std::tuple_element_t<K, typename MatClusterParams<Fn>::type>;
+
+/* After 3.22 (const in 3.25): PetscErrorMessage's message is a const char *; before, a char *. */
+typedef std::remove_pointer_t<MatClusterParam<decltype(PetscErrorMessage), 2>> MatClusterErrorText;
 
 /* 3.23: option blocks pass PetscOptionItems by value (a pointer type); before, a pointer to the struct */
 #if PETSC_VERSION_LT(3, 23, 0)
@@ -52,14 +60,8 @@ static inline PetscErrorCode MatClusterDelete(void *object)
   return PETSC_SUCCESS;
 }
 #if PETSC_VERSION_GE(3, 23, 0)
-template <class Fn>
-struct MatClusterArgOf;
-template <class R, class Arg>
-struct MatClusterArgOf<R(Arg)> {
-  using type = Arg;
-};
 template <PetscErrorCode (*Destroy)(void *)>
-static inline PetscErrorCode MatClusterCtxDestroy(typename MatClusterArgOf<PetscCtxDestroyFn>::type address)
+static inline PetscErrorCode MatClusterCtxDestroy(MatClusterParam<PetscCtxDestroyFn, 0> address)
 {
   void **ctx = (void **)address;
 

@@ -197,7 +197,6 @@ PetscErrorCode MatClusterStamp_Private(Mat M, const char name[], int threads, Ma
   if (!mpi) {
     MatClusterCsrView v;
     PetscCall(MatClusterSeqAIJGetCsrView_Private(M, name, &v));
-    s->nnz = v.nnz();
     PetscCall(MatClusterValidatedChecksum_Private(M, name, v, threads, &s->checksum));
   } else { /* the diagonal and off-diagonal blocks, each checksummed once per pattern, and the ghost columns */
     Mat               Ad, Ao;
@@ -211,7 +210,6 @@ PetscErrorCode MatClusterStamp_Private(Mat M, const char name[], int threads, Ma
     PetscCall(MatClusterValidatedChecksum_Private(Ao, "off-diagonal block", o, threads, &ho));
     std::uint64_t h = hd * 0x9E3779B97F4A7C15ull + ho;
     for (PetscInt c = 0; c < o.ncols; ++c) h += (std::uint64_t)(c + 1) * 0xC2B2AE3D27D4EB4Full * (std::uint64_t)garray[c];
-    s->nnz      = d.nnz() + o.nnz();
     s->checksum = h;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -239,7 +237,7 @@ static PetscErrorCode MatClusterCheckStamps(MPI_Comm comm, const MatClusterOpera
     PetscCall(MatClusterPatternIdGet_Private(ops.mats[k], &id));
     if (ops.mats[k] == s.mat && id == s.pattern) continue;
     PetscCall(MatClusterStamp_Private(ops.mats[k], ops.names[k], base.threads, &now));
-    if (now.nrows != s.nrows || now.ncols != s.ncols || now.nnz != s.nnz || now.checksum != s.checksum) changed = k;
+    if (now.nrows != s.nrows || now.ncols != s.ncols || now.pattern.nnz != s.pattern.nnz || now.checksum != s.checksum) changed = k;
   }
   PetscCallMPI(MPI_Allreduce(&changed, &any, 1, MPI_INT, MPI_MAX, comm));
   if (any < 0) PetscFunctionReturn(PETSC_SUCCESS);
@@ -247,7 +245,7 @@ static PetscErrorCode MatClusterCheckStamps(MPI_Comm comm, const MatClusterOpera
   if (changed == any)
     SETERRQ(comm, PETSC_ERR_ARG_INCOMP,
             "petsc-cluster: the nonzero pattern of %s changed since the symbolic phase (%s%" PetscInt_FMT "x%" PetscInt_FMT " with %" PetscInt64_FMT " nonzeros then, %" PetscInt_FMT "x%" PetscInt_FMT " with %" PetscInt64_FMT " now); MAT_REUSE_MATRIX needs the same pattern, use MAT_INITIAL_MATRIX",
-            ops.names[any], size > 1 ? "local rows and columns on this rank: " : "", base.stamp[any].nrows, base.stamp[any].ncols, base.stamp[any].nnz, now.nrows, now.ncols, now.nnz);
+            ops.names[any], size > 1 ? "local rows and columns on this rank: " : "", base.stamp[any].nrows, base.stamp[any].ncols, base.stamp[any].pattern.nnz, now.nrows, now.ncols, now.pattern.nnz);
   SETERRQ(comm, PETSC_ERR_ARG_INCOMP, "petsc-cluster: the nonzero pattern of %s changed since the symbolic phase; MAT_REUSE_MATRIX needs the same pattern, use MAT_INITIAL_MATRIX", ops.names[any]);
 }
 

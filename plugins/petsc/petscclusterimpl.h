@@ -144,9 +144,8 @@ struct MatClusterOperandStamp {
   Mat                 mat = nullptr; /* identity only, not referenced */
   MatClusterPatternId pattern;
   PetscObjectState    state = 0;
-  PetscInt         nrows = 0, ncols = 0; /* local */
-  PetscInt64       nnz      = 0;
-  std::uint64_t    checksum = 0;
+  PetscInt            nrows = 0, ncols = 0; /* local; the entry count is pattern.nnz */
+  std::uint64_t       checksum = 0;
 };
 PETSC_INTERN PetscErrorCode MatClusterStamp_Private(Mat M, const char name[], int threads, MatClusterOperandStamp *s);
 /* What every product of ours keeps of its operands (the first member of its C->product->data) */
