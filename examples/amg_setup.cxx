@@ -51,6 +51,7 @@ static const char help[] =
 #include <petsccluster.h>
 
 #include "peak_memory.hpp"
+#include "petsc_versions.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -171,7 +172,7 @@ PetscErrorCode CreateMatrix(MPI_Comm comm, PetscInt n, PetscInt bs, PetscBool fu
   }
   PetscCall(MatXAIJSetPreallocation(*A, bs, dnz.data(), onz.data(), NULL, NULL));
   PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode AssemblePoisson(MPI_Comm comm, Problem *p)
@@ -211,7 +212,7 @@ PetscErrorCode AssemblePoisson(MPI_Comm comm, Problem *p)
   PetscCall(MatCreateVecs(p->A, NULL, &p->b));
   PetscCall(VecSet(p->b, h * h));
   p->description = "3D Poisson, 7-point finite differences";
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Stiffness of one Q1 cube of side h, 2x2x2 Gauss points, dofs ordered (node, component), local node
@@ -292,7 +293,7 @@ PetscErrorCode AssembleElasticity(MPI_Comm comm, Problem *p)
   PetscCall(MatNullSpaceDestroy(&nsp));
   PetscCall(VecDestroy(&coords));
   p->description = "3D linear elasticity, Q1 hexahedra, block size 3, rigid-body near-null space";
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -307,7 +308,7 @@ PetscErrorCode TakeSnapshot(PetscLogStage stage, Snapshot *s)
     s->time[e]  = info.time;
     s->count[e] = info.count;
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SetProductFlags(const Config &c, const Settings &s)
@@ -321,7 +322,7 @@ PetscErrorCode SetProductFlags(const Config &c, const Settings &s)
   if (!c.ptap.empty()) PetscCall(PetscOptionsSetValue(NULL, "-matptap_via", c.ptap.c_str()));
   if (!c.others.empty())
     for (int i = 1; i < 4; ++i) PetscCall(PetscOptionsSetValue(NULL, kProductFlags[i], c.others.c_str()));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Levels of the multigrid hierarchy, finest last, and operator complexity = sum nnz / nnz(finest). */
@@ -348,7 +349,7 @@ PetscErrorCode LevelInfo(PC pc, Figures *f)
     total += info.nz_used;
   }
   f->opcx = total / f->level_nnz.back();
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode RelativeResidual(Mat A, Vec b, Vec x, PetscReal *rel)
@@ -364,7 +365,7 @@ PetscErrorCode RelativeResidual(Mat A, Vec b, Vec x, PetscReal *rel)
   PetscCall(VecNorm(b, NORM_2, &nb));
   *rel = nr / nb;
   PetscCall(VecDestroy(&r));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode Solve(KSP ksp, PetscLogStage stage, bool solve, Vec b, Vec x, Snapshot *d, PetscInt *its, PetscReal *res, PetscBool *converged)
@@ -387,18 +388,18 @@ PetscErrorCode Solve(KSP ksp, PetscLogStage stage, bool solve, Vec b, Vec x, Sna
   for (int e = 0; e < EV_COUNT; ++e) d->time[e] -= s0.time[e], d->count[e] -= s0.count[e];
   /* the slowest rank, like the Max column of -log_view */
   d->local_setup = d->time[EV_PCSETUP];
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, d->time, EV_COUNT, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)ksp)));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &d->peak_mb, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)ksp)));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, d->time, EV_COUNT, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)ksp)));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &d->peak_mb, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)ksp)));
   if (!solve) {
     *its = -1, *res = 0;
-    PetscFunctionReturn(0);
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(KSPGetIterationNumber(ksp, its));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   if (reason <= 0) *converged = PETSC_FALSE;
   PetscCall(KSPGetOperators(ksp, &A, NULL));
   PetscCall(RelativeResidual(A, b, x, res));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscLogDouble PtAPTime(const Snapshot &d)
@@ -495,7 +496,7 @@ PetscErrorCode RunRow(const Problem &p, const std::string &pctype, const Config 
   }
   if (pctype == "hmg" && !s.user_galerkin) PetscCall(PetscOptionsClearValue(NULL, "-pc_mg_galerkin"));
   PetscCall(SetProductFlags(Config{}, s));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -584,7 +585,7 @@ PetscErrorCode PrintTable(const Problem &p, const std::string &pctype, const std
       if (!line.empty()) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-21s%s\n", configs[i].name.c_str(), line.c_str()));
     }
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode WriteJSON(const char *file, const std::vector<Problem> &problems, const std::vector<std::string> &pcs, const std::vector<Config> &configs,
@@ -630,7 +631,7 @@ PetscErrorCode WriteJSON(const char *file, const std::vector<Problem> &problems,
   }
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "\n  ]\n}\n"));
   PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace

@@ -85,7 +85,7 @@ inline PetscErrorCode ReferenceDestroy(Reference *ref)
   PetscFunctionBegin;
   PetscCall(MatDestroy(&ref->C));
   PetscCall(DestroyProductScale(&ref->scale));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 struct Figures {
@@ -155,7 +155,7 @@ inline PetscErrorCode ChosenKernel(Mat C, std::string *chosen)
     const std::size_t sch = view.find(", scheme ", end), eol = view.find('\n', end);
     if (sch != std::string::npos && sch < eol) *chosen += "/" + view.substr(sch + 9, view.find_first_of(" ,\n", sch + 9) - (sch + 9));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Compares C with factor * the reference (product_check.hpp, tolerance tol of each entry's scale);
@@ -178,7 +178,7 @@ inline PetscErrorCode CompareMat(Mat C, const Reference &ref, double factor, dou
   f->extra_zeros = std::max(f->extra_zeros, r.extra_zeros);
   f->rel_err     = std::max(f->rel_err, static_cast<double>(r.max_err));
   if (!r.ok && f->check.empty()) f->check = std::string(when) + ": " + r.message;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* A result of PETSc's or ours: third-party (PETSc's) results may hold extra explicit zeros */
@@ -186,7 +186,7 @@ inline PetscErrorCode CompareMat(Mat C, const Reference &ref, double factor, dou
 {
   PetscFunctionBegin;
   PetscCall(CompareMat(C, ref, factor, tol, f->kind != "petsc-cluster", when, f));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -216,7 +216,7 @@ inline PetscErrorCode CreateProduct(Mat A, Mat B, const char *alg, const Setting
   PetscCall(MatProductSetType(*C, s.ptap ? MATPRODUCT_PtAP : MATPRODUCT_AB));
   PetscCall(MatProductSetAlgorithm(*C, alg));
   PetscCall(MatProductSetFromOptions(*C));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* MatMatMult(A,B) or MatPtAP(A,B), as PETSc's one-call API */
@@ -225,7 +225,7 @@ inline PetscErrorCode OneCallProduct(Mat A, Mat B, MatReuse reuse, const Setting
   PetscFunctionBegin;
   if (s.ptap) PetscCall(MatPtAP(A, B, reuse, PETSC_DEFAULT, C));
   else PetscCall(MatMatMult(A, B, reuse, PETSC_DEFAULT, C));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Times one PETSc or petsc-cluster algorithm. *C is owned by the caller (destroyed by it, also
@@ -284,7 +284,7 @@ inline PetscErrorCode TimeMatProduct(Mat A, Mat B, const char *alg, const Settin
   }
   if (s.matmatmult) PetscCall(PetscOptionsClearValue(NULL, ViaOption(s)));
   f->ran = true;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -361,7 +361,7 @@ inline PetscErrorCode BuildAndDescribe(const Problem &p, PetscInt bs, Mat *A, Cs
   S->rows = M->nrows;
   S->nnz  = static_cast<PetscInt64>(M->colidx.size());
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n[%s] built in %.2f s\n", p.name.c_str(), t1 - t0));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The second factor of the A*A runs: A itself, or A^T (formed untimed, its CSR copy into MB) for a
@@ -376,7 +376,7 @@ inline PetscErrorCode SecondFactorAB(Mat A, const Csr &M, Mat *B, Csr *MB, Summa
     S->product = "A*A^T";
   }
   S->flops = Flops(M, *B == A ? M : *MB);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* PETSc's default product once (untimed, also the warm-up) and its scale: the reference every result
@@ -399,7 +399,7 @@ inline PetscErrorCode ComputeReference(const Problem &p, Mat A, Mat B, const Set
     PetscCall(MatGetInfo(C, MAT_LOCAL, &info));
     S->nnz_c = static_cast<PetscInt64>(info.nz_used);
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -450,7 +450,7 @@ PetscErrorCode RewriteJson(const char json[], Write &&write)
   PetscCheck(fp, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot open -json file %s for writing", json);
   write(fp);
   PetscCheck(std::fclose(fp) == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_WRITE, "Error writing -json file %s", json);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -469,7 +469,7 @@ inline PetscErrorCode BenchSetUp(const char program[])
   PetscCall(PetscOptionsSetValue(NULL, "-mat_cluster_reuse_analysis", "false"));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "%s is sequential (SeqAIJ): run it on one MPI rank", program);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The matrices to run, as BENCH_HELP_MATRICES describes them */
@@ -519,7 +519,7 @@ inline PetscErrorCode MatrixOptionsRead(OptionItems PetscOptionsObject, MatrixOp
     o->files.push_back(filelist[i]);
     PetscCall(PetscFree(filelist[i]));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The problems the options name: the suite, then -files; or else the one of -f or -gen */
@@ -563,5 +563,5 @@ inline PetscErrorCode MatrixOptionsProblems(const MatrixOptions &o, std::vector<
     problems->push_back(one);
   }
   for (Problem &p : *problems) p.name = ProblemName(p);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

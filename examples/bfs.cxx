@@ -109,7 +109,7 @@ PetscErrorCode DrawSources(const Csr &A, PetscInt s, PetscInt seed, std::vector<
   std::shuffle(candidates.begin(), candidates.end(), rng);
   sources->assign(candidates.begin(), candidates.begin() + s);
   std::sort(sources->begin(), sources->end());
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* F <- P .* not(visited) and visited |= pattern(F), on CSR arrays; returns nnz(F) */
@@ -142,7 +142,7 @@ PetscErrorCode Mask(Mat P, PetscInt s, std::vector<unsigned char> &visited, Mat 
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, s, 0, NULL, F));
   PetscCall(MatSeqAIJSetPreallocationCSR(*F, fi.data(), fj.data(), fv.data()));
   *nnz = static_cast<PetscInt64>(fj.size());
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Compares P with the reference level (product_check.hpp); *why gets the first difference */
@@ -156,7 +156,7 @@ PetscErrorCode CheckLevel(Mat P, const Level &ref, double tol, bool *ok, std::st
   PetscCall(CompareProduct(P, ref.P, &ref.scale, opt, &r));
   *ok  = r.ok;
   *why = r.message;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscInt64 FlopsOf(const Csr &A, Mat F)
@@ -239,7 +239,7 @@ PetscErrorCode RunSearch(Mat A0, const Csr &A, const std::vector<PetscInt> &sour
   PetscCall(MatDestroy(&Aw));
   PetscCall(PetscOptionsClearValue(NULL, "-matmatmult_via"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cluster_reorder"));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace

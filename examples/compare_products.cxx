@@ -51,7 +51,7 @@ PetscErrorCode LoadMatrix(const char *path, Mat *A)
     PetscCall(MatLoad(*A, viewer));
     PetscCall(PetscViewerDestroy(&viewer));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // New values, same pattern: every entry scaled by its own factor in [-1.5, 1.5] (not a uniform
@@ -69,7 +69,7 @@ PetscErrorCode PerturbValues(Mat A, PetscInt salt)
   PetscCall(MatSeqAIJGetArray(A, &v));
   for (PetscInt k = 0; k < nz; ++k) v[k] *= (PetscReal)(((k * 7 + salt) % 13) - 6) / 4.0 + 0.01;
   PetscCall(MatSeqAIJRestoreArray(A, &v));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // Fresh copies of the operands L0, R0 (the reuse step changes their values); R0 NULL: A*A, one
@@ -83,7 +83,7 @@ PetscErrorCode CopyOperands(Mat L0, Mat R0, Mat *L, Mat *R)
     *R = *L;
     PetscCall(PetscObjectReference((PetscObject)*L));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // The reuse step's new values in both operands, the same patterns.
@@ -95,7 +95,7 @@ PetscErrorCode NewValues(Mat L, Mat R)
     PetscCall(PerturbValues(R, 5));
     PetscCall(MatScale(R, -0.5));
   } else PetscCall(MatScale(L, 0.75));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CreateProduct(Mat L, Mat R, const char *alg, const char *prefix, Mat *C, PetscLogDouble *t_sym, PetscLogDouble *t_num)
@@ -116,7 +116,7 @@ PetscErrorCode CreateProduct(Mat L, Mat R, const char *alg, const char *prefix, 
   PetscCall(PetscTime(&t2));
   *t_sym = t1 - t0;
   *t_num = t2 - t1;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace

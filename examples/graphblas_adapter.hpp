@@ -48,7 +48,7 @@ inline PetscErrorCode ImportGraphBLAS(const Csr &M, GrBMatrix *A)
   PetscFunctionBegin;
   PetscCallGrB(GrB_Matrix_import_FP64(&A->m, GrB_FP64, m, n, ap.data(), aj.data(), M.values.data(), m + 1, nnz, nnz, GrB_CSR_FORMAT));
   PetscCallGrB(GrB_Matrix_wait(A->m, GrB_MATERIALIZE));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* C's CSR arrays, unpacked from GraphBLAS (its allocator's memory) */
@@ -74,7 +74,7 @@ inline PetscErrorCode GraphBLASMultiply(const GrBMatrix &A, const GrBMatrix *B, 
   R->hold_p.reset(R->cp);
   R->hold_j.reset(R->cj);
   R->hold_x.reset(R->cx);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The result as a SeqAIJ (a copy), for the check against the reference (CompareMat) */
@@ -91,7 +91,7 @@ inline PetscErrorCode MatFromGraphBLAS(GrB_Index m, GrB_Index n, const GrBResult
   PetscCall(MatSetSizes(*C, (PetscInt)m, (PetscInt)n, (PetscInt)m, (PetscInt)n));
   PetscCall(MatSetType(*C, MATSEQAIJ));
   PetscCall(MatSeqAIJSetPreallocationCSR(*C, ia.data(), ja.data(), va.data()));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Times C = A*B with GrB_mxm(PLUS_TIMES_FP64) on nthreads threads (B = NULL: B is A); the import
@@ -128,7 +128,7 @@ inline PetscErrorCode TimeGraphBLAS(const Csr &MA, const Csr *MB, int nthreads, 
     }
   }
   f->ran = true;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 inline PetscErrorCode GraphBLASInitialize(void)
@@ -138,7 +138,7 @@ inline PetscErrorCode GraphBLASInitialize(void)
   PetscFunctionBegin;
   info = GrB_init(GrB_NONBLOCKING);
   PetscCheck(info == GrB_SUCCESS, PETSC_COMM_WORLD, PETSC_ERR_LIB, "GrB_init failed: %d", (int)info);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 inline void GraphBLASFinalize(void)
@@ -148,7 +148,7 @@ inline void GraphBLASFinalize(void)
 #else
 inline PetscErrorCode GraphBLASInitialize(void)
 {
-  return 0;
+  return PETSC_SUCCESS;
 }
 
 inline void GraphBLASFinalize(void) { }

@@ -121,8 +121,8 @@ PetscErrorCode KeepRows(Mat C, Rows *R)
     for (PetscInt k = 0; k < n; ++k) local = std::max(local, PetscAbsScalar(vals[k]));
     PetscCall(MatRestoreRow(C, i, &n, &cols, &vals));
   }
-  PetscCall(MPIU_Allreduce(&local, &R->max_abs, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)C)));
-  PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Allreduce(&local, &R->max_abs, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)C)));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Collective: compares C with scale * ref; *why is left alone if they agree, else set (if empty) to
@@ -150,15 +150,15 @@ PetscErrorCode CheckRows(Mat C, const Rows &ref, PetscReal scale, PetscReal tol,
     PetscCall(MatRestoreRow(C, i, &n, &cols, &vals));
     if (bad_row != PETSC_MAX_INT) break;
   }
-  PetscCall(MPIU_Allreduce(&layout_differs, &any_layout, 1, MPIU_INT, MPI_MAX, comm));
-  PetscCall(MPIU_Allreduce(&bad_row, &first_bad, 1, MPIU_INT, MPI_MIN, comm));
-  PetscCall(MPIU_Allreduce(&diff, &max_diff, 1, MPIU_REAL, MPIU_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(&layout_differs, &any_layout, 1, MPIU_INT, MPI_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(&bad_row, &first_bad, 1, MPIU_INT, MPI_MIN, comm));
+  PetscCallMPI(MPI_Allreduce(&diff, &max_diff, 1, MPIU_REAL, MPIU_MAX, comm));
   const PetscReal rel = ref.max_abs > 0 ? max_diff / (scale * ref.max_abs) : max_diff;
   if (any_layout) PetscCall(PetscSNPrintf(buf, sizeof buf, "%s: the rows of C are split over the ranks differently", when));
   else if (first_bad != PETSC_MAX_INT) PetscCall(PetscSNPrintf(buf, sizeof buf, "%s: the pattern of row %" PetscInt_FMT " differs", when, first_bad));
   else if (!(rel <= tol)) PetscCall(PetscSNPrintf(buf, sizeof buf, "%s: values differ, relative error %.2e > %.1e", when, (double)rel, (double)tol));
   if (buf[0] && why->empty()) *why = buf;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -200,7 +200,7 @@ PetscErrorCode Prolongator(Mat A, PetscInt agg, PetscReal omega, Mat *P)
   PetscCall(MatAXPY(*P, 1.0, P0, DIFFERENT_NONZERO_PATTERN));
   PetscCall(VecDestroy(&d));
   PetscCall(MatDestroy(&P0));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscInt64 GlobalNonzeros(Mat M)
@@ -243,7 +243,7 @@ PetscErrorCode Multiply(const Product &pr, MatReuse reuse, Mat *C)
   PetscFunctionBegin;
   if (pr.ptap) PetscCall(MatPtAP(pr.A, pr.P, reuse, PETSC_DEFAULT, C));
   else PetscCall(MatMatMult(pr.A, pr.A, reuse, PETSC_DEFAULT, C));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* New values in A (the same ones: scaled by 2 and back, exactly), as before a user's reuse */
@@ -252,7 +252,7 @@ PetscErrorCode TouchValues(Mat A)
   PetscFunctionBegin;
   PetscCall(MatScale(A, 2.0));
   PetscCall(MatScale(A, 0.5));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The product and its time on the slowest rank, all ranks starting together */
@@ -267,8 +267,8 @@ PetscErrorCode TimedMultiply(const Product &pr, MatReuse reuse, Mat *C, double *
   PetscCall(Multiply(pr, reuse, C));
   PetscCall(PetscTime(&t1));
   t = t1 - t0;
-  PetscCall(MPIU_Allreduce(&t, seconds, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)pr.A)));
-  PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Allreduce(&t, seconds, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)pr.A)));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* An extra, untimed one-shot product: the resident memory it adds at its peak (MB), on the rank where
@@ -283,10 +283,10 @@ PetscErrorCode PeakMemory(const Product &pr, double *peak_mb)
   PetscCall(Multiply(pr, MAT_INITIAL_MATRIX, &C));
   local = StatusMB("VmHWM") - rss0;
   if (std::isnan(local)) local = kInf; /* MAX keeps it: "not measured" on any rank */
-  PetscCall(MPIU_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)pr.A)));
+  PetscCallMPI(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)pr.A)));
   *peak_mb = std::isinf(global) ? std::nan("") : global;
   PetscCall(MatDestroy(&C));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Every algorithm of pr, -reps times, interleaved; checks in the first repetition */
@@ -330,7 +330,7 @@ PetscErrorCode RunProduct(const Product &pr, const Settings &s, std::vector<Figu
       PetscCall(MatDestroy(&C));
     }
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode PrintTable(const Product &pr, const std::vector<Figures> &figs, PetscInt64 nnz_c, const Settings &s)
@@ -356,7 +356,7 @@ PetscErrorCode PrintTable(const Product &pr, const std::vector<Figures> &figs, P
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-18s %-5s %12.4e %12.4e %10.2f %10.2f %10s  %s\n", f.alg.c_str(), f.ours ? "ours" : "PETSc", f.oneshot, f.reuse, best_oneshot / f.oneshot, best_reuse / f.reuse, mem,
                           f.check.empty() ? "ok" : ("FAILED " + f.check).c_str()));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* -max_peak_ratio: each of ours against PETSc's reference algorithm's peak, in the same run */
@@ -377,7 +377,7 @@ PetscErrorCode CheckPeaks(const Product &pr, const std::vector<Figures> &figs, c
                           over ? ": OVER THE LIMIT" : ""));
     *any_bad = *any_bad || over;
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The names in `requested` that `accepted` holds, in the order requested */
@@ -403,7 +403,7 @@ PetscErrorCode ListOption(OptionItems PetscOptionsObject, const char *name, cons
   if (given) *given = set;
   if (set) v->assign(items, items + n);
   for (PetscInt i = 0; set && i < n; ++i) PetscCall(PetscFree(items[i]));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace

@@ -88,7 +88,7 @@ PetscErrorCode TimeOrdering(Mat A, const std::string &name, const Settings &s, d
     PetscCall(ISDestroy(&cperm));
     *t = std::min(*t, t1 - t0);
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 const StudyRun *FindRun(const StudyMatrix &M, const std::string &ordering, const std::string &alg)
@@ -176,7 +176,7 @@ PetscErrorCode RunOrderingStudy(const Problem &p, const std::vector<std::string>
     r.x_rwnat_reuse   = Ratio(out->rowwise_natural_reuse, r.f.reuse);
     r.x_best_oneshot  = Ratio(S.best_builtin, r.f.oneshot);
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 const StudyOrdering *FindOrdering(const StudyMatrix &M, const std::string &name)

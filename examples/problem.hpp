@@ -10,6 +10,7 @@
 #include <petsccluster.h>
 
 #include "pcluster/generators.hpp"
+#include "petsc_versions.hpp"
 #include "pcluster/matrix_market.hpp"
 
 #include <algorithm>
@@ -89,7 +90,7 @@ inline PetscErrorCode MatFromCsr(const Csr &M, PetscInt bs, Mat *A)
   PetscCall(MatSetBlockSize(*A, bs));
   PetscCall(MatSetType(*A, MATSEQAIJ));
   PetscCall(MatSeqAIJSetPreallocationCSR(*A, M.rowptr.data(), M.colidx.data(), M.values.data()));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 inline PetscErrorCode CsrFromMat(Mat A, Csr *M)
@@ -111,7 +112,7 @@ inline PetscErrorCode CsrFromMat(Mat A, Csr *M)
   M->values.assign(va, va + ia[m]);
   PetscCall(MatSeqAIJRestoreArrayRead(A, &va));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 inline bool EndsWith(const std::string &s, const std::string &suffix)
@@ -134,7 +135,7 @@ inline PetscErrorCode ReadMatrixMarket(const std::string &path, Csr *M)
   } catch (const pcluster::MatrixMarketError &e) {
     SETERRQ(PETSC_COMM_SELF, e.line > 0 ? PETSC_ERR_FILE_UNEXPECTED : PETSC_ERR_FILE_READ, "%s", e.what());
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Builds A (MATSEQAIJ, row block size bs) and its CSR copy (used for flops and the GraphBLAS import). */
@@ -172,7 +173,7 @@ inline PetscErrorCode BuildProblem(const Problem &p, PetscInt bs, Mat *A, Csr *M
   }
   PetscCheck(M->nrows % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: block size %" PetscInt_FMT " does not divide the %" PetscInt_FMT " rows", p.name.c_str(), bs, M->nrows);
   PetscCall(MatFromCsr(*M, bs, A));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The standard generated suite of design/benchmarks.md; scale multiplies the number of rows. */
@@ -308,5 +309,5 @@ inline PetscErrorCode MatFromCsrDistributed(MPI_Comm comm, const Csr &M, PetscIn
   PetscCall(MatSetType(*A, type));
   PetscCall(MatSeqAIJSetPreallocationCSR(*A, rowptr.data(), M.colidx.data() + off, M.values.data() + off)); /* the one of A's type acts */
   PetscCall(MatMPIAIJSetPreallocationCSR(*A, rowptr.data(), M.colidx.data() + off, M.values.data() + off));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -44,6 +44,8 @@
 
 #include <petscmat.h>
 
+#include "petsc_versions.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -100,7 +102,7 @@ inline PetscErrorCode AbsSeqAIJ(Mat M, PetscBool *integer)
     a[k] = PetscAbsScalar(a[k]);
   }
   PetscCall(MatSeqAIJRestoreArray(M, &a));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* A copy of M (SeqAIJ, MPIAIJ, or converted to AIJ) holding the absolute values of M's entries */
@@ -125,7 +127,7 @@ inline PetscErrorCode AbsCopy(Mat M, Mat *Ma, PetscBool *integer)
     PetscCheck(aij, PetscObjectComm((PetscObject)M), PETSC_ERR_SUP, "product_check: no absolute values of a %s operand", type);
     PetscCall(AbsSeqAIJ(*Ma, integer));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* 0 finite, 1 NaN, 2 +Inf, 3 -Inf */
@@ -162,7 +164,7 @@ inline PetscErrorCode CreateProductScale(MatProductType type, Mat X, Mat Y, Mat 
       }
     if (!abs[k]) PetscCall(product_check_detail::AbsCopy(ops[k], &abs[k], &integer));
   }
-  PetscCall(MPIU_Allreduce(&integer, &all, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)X)));
+  PetscCallMPI(MPI_Allreduce(&integer, &all, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)X)));
   PetscCall(MatProductCreate(abs[0], abs[1], abs[2], &scale->S));
   PetscCall(MatSetOptionsPrefix(scale->S, "product_check_scale_")); /* no option of the caller's applies */
   PetscCall(MatProductSetType(scale->S, type));
@@ -174,7 +176,7 @@ inline PetscErrorCode CreateProductScale(MatProductType type, Mat X, Mat Y, Mat 
   PetscCall(MatProductClear(scale->S));
   for (Mat &M : abs) PetscCall(MatDestroy(&M));
   scale->integer = all;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 inline PetscErrorCode DestroyProductScale(ProductScale *scale)
@@ -182,7 +184,7 @@ inline PetscErrorCode DestroyProductScale(ProductScale *scale)
   PetscFunctionBeginUser;
   PetscCall(MatDestroy(&scale->S));
   scale->integer = PETSC_FALSE;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Compares C with opt.ref_factor * Cref by the rules at the top of the file; scale may be NULL with
@@ -210,7 +212,7 @@ inline PetscErrorCode CompareProduct(Mat C, Mat Cref, const ProductScale *scale,
     std::snprintf(buf, sizeof buf, "sizes differ: %" PetscInt_FMT " x %" PetscInt_FMT ", reference %" PetscInt_FMT " x %" PetscInt_FMT, m, n, mr, nr);
     r->message      = buf;
     r->pattern_rows = mr;
-    PetscFunctionReturn(0);
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatGetOwnershipRange(C, &lo, &hi));
   PetscCall(MatGetOwnershipRange(Cref, &lor, &hir));
@@ -225,7 +227,7 @@ inline PetscErrorCode CompareProduct(Mat C, Mat Cref, const ProductScale *scale,
     PetscCall(MatGetSize(scale->S, &ms, &ns));
     PetscCall(MatGetOwnershipRange(scale->S, &los, &his));
     bad = (PetscBool)(ms != mr || ns != nr || los != lor || his != hir);
-    PetscCall(MPIU_Allreduce(&bad, &anybad, 1, MPIU_BOOL, MPI_LOR, comm));
+    PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPIU_BOOL, MPI_LOR, comm));
     PetscCheck(!anybad, comm, PETSC_ERR_ARG_SIZ, "CompareProduct: the scale is not the shape of the reference (made from other operands?)");
   }
 
@@ -293,8 +295,8 @@ inline PetscErrorCode CompareProduct(Mat C, Mat Cref, const ProductScale *scale,
     }
   }
 
-  PetscCall(MPIU_Allreduce(local, global, 4, MPIU_INT64, MPI_SUM, comm));
-  PetscCall(MPIU_Allreduce(&max_err, &r->max_err, 1, MPIU_REAL, MPIU_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(local, global, 4, MPIU_INT64, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(&max_err, &r->max_err, 1, MPIU_REAL, MPIU_MAX, comm));
   r->pattern_rows = global[0];
   r->mismatches   = global[1];
   r->extra_zeros  = global[2];
@@ -304,12 +306,12 @@ inline PetscErrorCode CompareProduct(Mat C, Mat Cref, const ProductScale *scale,
     const char *mine = global[0] ? pattern_msg : value_msg;
     PetscMPIInt have = mine[0] ? rank : size, root;
     char        buf[256];
-    PetscCall(MPIU_Allreduce(&have, &root, 1, MPI_INT, MPI_MIN, comm));
+    PetscCallMPI(MPI_Allreduce(&have, &root, 1, MPI_INT, MPI_MIN, comm));
     std::snprintf(buf, sizeof buf, "%s", mine);
     PetscCallMPI(MPI_Bcast(buf, (PetscMPIInt)sizeof buf, MPI_CHAR, root, comm));
     r->message = buf;
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Makes the scale of the product `type` of X, Y (, Z for ABC), the operands of C and Cref, and
@@ -322,5 +324,5 @@ inline PetscErrorCode CheckProduct(MatProductType type, Mat X, Mat Y, Mat Z, Mat
   if (!opt.pattern_only) PetscCall(CreateProductScale(type, X, Y, Z, &scale));
   PetscCall(CompareProduct(C, Cref, &scale, opt, r));
   PetscCall(DestroyProductScale(&scale));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

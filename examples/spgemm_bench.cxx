@@ -98,7 +98,7 @@ PetscErrorCode CheckPeaks(const Summary &S, const Settings &s, PetscReal limit, 
                           def->peak_mb, (double)limit, over ? ": OVER THE LIMIT" : ""));
     *any_bad = *any_bad || over;
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* -memory: one extra, untimed one-shot product (as timed, through the same API) and the resident
@@ -119,7 +119,7 @@ PetscErrorCode PeakMemory(Mat A, Mat B, const char *alg, const Settings &s, Figu
   f->peak_mb = StatusMB("VmHWM") - rss0;
   PetscCall(MatDestroy(&C));
   if (s.matmatmult) PetscCall(PetscOptionsClearValue(NULL, ViaOption(s)));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 
@@ -397,7 +397,7 @@ PetscErrorCode GamgProlongator(Mat A, std::vector<PetscScalar> &xyz, Mat *P, Pro
   PetscCall(MatGetBlockSizes(*P, &info->rbs, &info->cbs));
   PetscCall(MatGetInfo(*P, MAT_LOCAL, &minfo));
   info->nnz = static_cast<PetscInt64>(minfo.nz_used);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Runs every selected algorithm on one problem. Algorithm errors are recorded, not fatal. */
@@ -479,7 +479,7 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
   if (B != A) PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
   Summarise(S);
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace

@@ -28,14 +28,14 @@ PetscErrorCode SetOptions(const Options &o)
 {
   PetscFunctionBeginUser;
   for (const auto &kv : o) PetscCall(PetscOptionsSetValue(NULL, kv.first.c_str(), kv.second.empty() ? NULL : kv.second.c_str()));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ClearOptions(const Options &o)
 {
   PetscFunctionBeginUser;
   for (const auto &kv : o) PetscCall(PetscOptionsClearValue(NULL, kv.first.c_str()));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* PETSc memory in use (-malloc_debug), after `call` ran and its result was destroyed */
@@ -54,7 +54,7 @@ PetscErrorCode LeftAllocated(const Case &c, PetscLogDouble *bytes)
   PetscCall(MatDestroy(&C));
   PetscCall(PetscMallocGetCurrentUsage(&after));
   *bytes = after - before;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace
@@ -86,7 +86,7 @@ PetscErrorCode FormProduct(Entry e, MatProductType type, const Operands &o, cons
   PetscFunctionBeginUser;
   if (e == kUser) {
     PetscCall(UserProduct(type, o.X, o.Y, o.Z, MAT_INITIAL_MATRIX, C));
-    PetscFunctionReturn(0);
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatProductCreate(o.X, o.Y, type == MATPRODUCT_ABC ? o.Z : NULL, C));
   PetscCall(MatProductSetType(*C, type));
@@ -94,7 +94,7 @@ PetscErrorCode FormProduct(Entry e, MatProductType type, const Operands &o, cons
   PetscCall(MatProductSetFromOptions(*C));
   PetscCall(MatProductSymbolic(*C));
   PetscCall(MatProductNumeric(*C));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Runs one case; records whether it held */
@@ -143,13 +143,13 @@ PetscErrorCode Run(const Case &c)
   PetscCall(MatDestroy(&C));
   /* the calls are collective on MPI: every rank decides alike whether to run them again */
   PetscBool all_ok = (PetscBool)problem.empty();
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
   if (all_ok && !c.petsc_leaks) {
     /* A leak shows as memory still in use after a second and a third run (the first run of a kind
        of call may register types, functions and classes once) */
     PetscLogDouble second, third;
     PetscCall(LeftAllocated(c, &second));
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &second, 1, MPIU_PETSCLOGDOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &second, 1, MPIU_PETSCLOGDOUBLE, MPI_MAX, PETSC_COMM_WORLD));
     if (second > 0) {
       PetscCall(LeftAllocated(c, &third));
       if (third > 0) problem += "PETSc memory left allocated: " + std::to_string((long)third) + " bytes per call; ";
@@ -169,7 +169,7 @@ PetscErrorCode Run(const Case &c)
   if (!problem.empty()) t.failed++;
   if (!problem.empty() || g_verbose)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%d] %s %s: %s: %s\n      message: %s\n", (int)g_rank, problem.empty() ? "ok    " : "FAILED", c.section.c_str(), c.what.c_str(), problem.c_str(), msg.c_str()));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -203,7 +203,7 @@ PetscErrorCode RandomAIJ(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt per_row
   }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Same sizes, one entry more (the first position missing in the first row that has one) */
@@ -233,7 +233,7 @@ PetscErrorCode WithExtraNonzero(Mat M, Mat *M2)
   }
   PetscCall(MatAssemblyBegin(*M2, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*M2, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Same result: pattern and values within rtol (MatMultEqual-free: compares by MatAXPY norm) */
@@ -247,7 +247,7 @@ PetscErrorCode SameMatrix(Mat X, Mat Y, PetscBool *same)
   *same = PETSC_FALSE;
   PetscCall(MatGetSize(X, &m1, &n1));
   PetscCall(MatGetSize(Y, &m2, &n2));
-  if (m1 != m2 || n1 != n2) PetscFunctionReturn(0);
+  if (m1 != m2 || n1 != n2) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatConvert(X, MATAIJ, MAT_INITIAL_MATRIX, &D));
   {
     Mat Ya;
@@ -259,7 +259,7 @@ PetscErrorCode SameMatrix(Mat X, Mat Y, PetscBool *same)
   PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
   *same = (PetscBool)(nd <= 1e-10 * (nx > 0 ? nx : 1));
   PetscCall(MatDestroy(&D));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The operands still give the right product with one of our algorithms */
@@ -275,7 +275,7 @@ PetscErrorCode StillUsable(MatProductType type, const Operands &o)
   PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the operands no longer give the right %s product", MatProductTypes[type]);
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&Cref));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 std::vector<Mat> List(const Operands &o)
@@ -302,7 +302,7 @@ PetscErrorCode Unassembled(Mat M, Mat *U)
     PetscCall(MatRestoreRow(M, lo, &ncols, &cols, &vals));
     PetscCall(MatSetValue(*U, lo, j, v, INSERT_VALUES)); /* leaves U unassembled */
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace bad_input

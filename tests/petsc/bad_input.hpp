@@ -65,8 +65,8 @@ inline Options AlgOptions(Entry e, MatProductType type, const char *alg, Options
 
 struct Case {
   std::string              section, what;
-  PetscErrorCode           code = 0;          /* expected */
-  PetscErrorCode           code_too = -1;     /* >= 0: also accepted (a PETSc quirk, see its case) */
+  int                      code = 0;          /* the PetscErrorCode expected */
+  int                      code_too = -1;     /* >= 0: also accepted (a PETSc quirk, see its case) */
   std::vector<std::string> words;             /* in the message (this rank's) */
   std::vector<std::string> words_other_ranks; /* MPI: on the ranks that did not fail themselves (if not empty) */
   Options                  options;           /* set for the call only */

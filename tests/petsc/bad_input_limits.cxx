@@ -47,7 +47,7 @@ PetscErrorCode Ones(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt local, Mat *
   for (PetscInt i = lo; i < hi; ++i) PetscCall(MatSetValues(*M, 1, &i, n, cols.data(), ones.data(), INSERT_VALUES));
   PetscCall(MatAssemblyBegin(*M, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*M, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace
@@ -67,7 +67,7 @@ PetscErrorCode Overflow(MPI_Comm comm)
   PetscFunctionBeginUser;
   if (sizeof(PetscInt) > 4) { /* kN^2 fits a 64-bit PetscInt: the product would be formed (26 GB) */
     PetscCall(PetscPrintf(comm, "overflow: not applicable with a 64-bit PetscInt (nnz(C) beyond 2^63 cannot be stored to try)\n"));
-    PetscFunctionReturn(0);
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(Ones(comm, kN, 1, g_rank == 0 ? kN : 0, &col));
   PetscCall(Ones(comm, 1, kN, g_rank == 0 ? 1 : 0, &row));
@@ -111,7 +111,7 @@ PetscErrorCode Overflow(MPI_Comm comm)
   PetscCall(MatDestroy(&col));
   PetscCall(MatDestroy(&row));
   PetscCall(MatDestroy(&one));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
@@ -127,7 +127,7 @@ PetscErrorCode Memory(void)
 #if defined(BAD_INPUT_ASAN)
   PetscFunctionBeginUser;
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "memory: skipped (AddressSanitizer: RLIMIT_AS cannot limit it)\n"));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 #else
   Mat           A, P, W;
   struct rlimit saved;
@@ -275,7 +275,7 @@ PetscErrorCode Memory(void)
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&P));
   PetscCall(MatDestroy(&W));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 #endif
 }
 
@@ -371,7 +371,7 @@ PetscErrorCode PetscAllocations(const Fixture &f)
         PetscCall(Run(c));
       }
     }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace bad_input

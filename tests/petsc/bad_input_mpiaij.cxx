@@ -68,7 +68,7 @@ PetscErrorCode MPIAIJCases(void)
         PetscCall(FormProduct(kInCode, type, o, MATPRODUCTALGORITHMCLUSTER, C));
         PetscCall(MatProductReplaceMats(changed.X, changed.Y, changed.Z, *C));
         PetscCall(MatProductNumeric(*C));
-        return 0;
+        return PETSC_SUCCESS;
       };
       PetscCall(Run(c));
       PetscCall(MatDestroy(slot));
@@ -83,7 +83,7 @@ PetscErrorCode MPIAIJCases(void)
         PetscCall(FormProduct(kInCode, type, o, MATPRODUCTALGORITHMCLUSTER, C));
         PetscCall(MatProductReplaceMats(bad.X, bad.Y, bad.Z, *C));
         PetscCall(MatProductNumeric(*C));
-        return 0;
+        return PETSC_SUCCESS;
       };
       PetscCall(Run(u));
       PetscCall(MatAssemblyBegin(*bslot, MAT_FINAL_ASSEMBLY));
@@ -116,7 +116,7 @@ PetscErrorCode MPIAIJCases(void)
   PetscCall(MatDestroy(&P));
   PetscCall(MatDestroy(&R));
   PetscCall(Overflow(comm));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace bad_input

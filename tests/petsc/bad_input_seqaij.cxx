@@ -48,7 +48,7 @@ PetscErrorCode SpoiledCopy(Mat M, const std::function<void(Arrays &)> &spoil, Ma
   /* PETSc's release build checks neither order nor range here (only with --with-debugging) */
   PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, n, arr->i.data(), arr->j.data(), arr->a.data(), S));
   g_arrays.push_back(std::move(arr));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The first row with at least two entries (for the defects that need two) */
@@ -66,7 +66,7 @@ PetscErrorCode ShellMult(Mat S, Vec x, Vec y)
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(S, &M));
   PetscCall(MatMult(M, x, y));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 PetscErrorCode ShellMultTranspose(Mat S, Vec x, Vec y)
 {
@@ -74,7 +74,7 @@ PetscErrorCode ShellMultTranspose(Mat S, Vec x, Vec y)
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(S, &M));
   PetscCall(MatMultTranspose(M, x, y));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode AsType(Mat M, const char *type, Mat *T)
@@ -87,7 +87,7 @@ PetscErrorCode AsType(Mat M, const char *type, Mat *T)
     PetscCall(MatShellSetOperation(*T, MATOP_MULT, (void (*)(void))ShellMult));
     PetscCall(MatShellSetOperation(*T, MATOP_MULT_TRANSPOSE, (void (*)(void))ShellMultTranspose));
   } else PetscCall(MatConvert(M, type, MAT_INITIAL_MATRIX, T));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Moves one entry of M to a free column of its row: same nnz, another pattern */
@@ -105,7 +105,7 @@ PetscErrorCode WithMovedNonzero(Mat M, Mat *M2)
       }
     }
   }, M2));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace
@@ -165,7 +165,7 @@ PetscErrorCode UnknownNames(const Fixture &f)
       }
     }
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode Ranges(const Fixture &f)
@@ -251,7 +251,7 @@ PetscErrorCode Ranges(const Fixture &f)
       PetscCall(MatProductSetAlgorithm(*C, MATPRODUCTALGORITHMCLUSTER));
       PetscCall(MatProductSetFromOptions(*C));
       PetscCall(MatProductSymbolic(*C));
-      return 0;
+      return PETSC_SUCCESS;
     };
     PetscCall(Run(c));
   }
@@ -268,11 +268,11 @@ PetscErrorCode Ranges(const Fixture &f)
       PetscCall(MatGetOrdering(f.A, "pcluster_gray", &rows, &cols));
       PetscCall(ISDestroy(&rows));
       PetscCall(ISDestroy(&cols));
-      return 0;
+      return PETSC_SUCCESS;
     };
     PetscCall(Run(c));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode Sizes(void)
@@ -316,7 +316,7 @@ PetscErrorCode Sizes(void)
     PetscCall(MatDestroy(&o.Y));
     PetscCall(MatDestroy(&o.Z));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode UnassembledOperands(const Fixture &f)
@@ -358,7 +358,7 @@ PetscErrorCode UnassembledOperands(const Fixture &f)
           PetscCall(FormProduct(kInCode, type, o, MATPRODUCTALGORITHMCLUSTER, C));
           PetscCall(MatProductReplaceMats(bad.X, bad.Y, bad.Z, *C));
           PetscCall(MatProductNumeric(*C));
-          return 0;
+          return PETSC_SUCCESS;
         };
         c.after = [=]() { return StillUsable(type, o); };
         PetscCall(Run(c));
@@ -368,7 +368,7 @@ PetscErrorCode UnassembledOperands(const Fixture &f)
       PetscCall(MatDestroy(&U));
     }
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MalformedOperands(const Fixture &f)
@@ -438,14 +438,14 @@ PetscErrorCode MalformedOperands(const Fixture &f)
           PetscCall(FormProduct(kInCode, type, o, MATPRODUCTALGORITHMCLUSTER, C));
           PetscCall(MatProductReplaceMats(bad.X, NULL, NULL, *C));
           PetscCall(MatProductNumeric(*C));
-          return 0;
+          return PETSC_SUCCESS;
         };
         c.after = [=]() { return StillUsable(type, o); };
         PetscCall(Run(c));
       }
       PetscCall(MatDestroy(&bad.X));
     }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
@@ -511,7 +511,7 @@ PetscErrorCode OtherTypes(const Fixture &f)
               PetscCall(SameMatrix(Cref, *C, &same));
               PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "differs from PETSc's product");
             }
-            return 0;
+            return PETSC_SUCCESS;
           };
           PetscCall(Run(c));
           PetscCall(MatDestroy(&Cref));
@@ -544,7 +544,7 @@ PetscErrorCode OtherTypes(const Fixture &f)
     PetscCall(MatDestroy(&Rp));
   }
   PetscCall(MatDestroy(&S));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode PatternChanges(const Fixture &f)
@@ -570,7 +570,7 @@ PetscErrorCode PatternChanges(const Fixture &f)
           PetscCall(FormProduct(kInCode, type, o, MATPRODUCTALGORITHMCLUSTER, C));
           PetscCall(MatProductReplaceMats(changed.X, changed.Y, changed.Z, *C));
           PetscCall(MatProductNumeric(*C));
-          return 0;
+          return PETSC_SUCCESS;
         };
         c.after = [=]() { return StillUsable(type, o); };
         PetscCall(Run(c));
@@ -624,7 +624,7 @@ PetscErrorCode PatternChanges(const Fixture &f)
         PetscCall(MatCopy(grown, *C, DIFFERENT_NONZERO_PATTERN));
         PetscCall(MatDestroy(&grown));
         PetscCall(MatProductNumeric(*C));
-        return 0;
+        return PETSC_SUCCESS;
       };
       PetscCall(Run(c));
     }
@@ -648,12 +648,12 @@ PetscErrorCode PatternChanges(const Fixture &f)
         PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "differs from PETSc's product with the seqdense operand");
         PetscCall(MatDestroy(&Cref));
         PetscCall(MatDestroy(&D));
-        return 0;
+        return PETSC_SUCCESS;
       };
       PetscCall(Run(c));
     }
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace bad_input

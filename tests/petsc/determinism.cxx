@@ -76,8 +76,8 @@ PetscErrorCode Digest(Mat C, std::uint64_t *digest, PetscInt64 *nnz)
     PetscCall(MatRestoreRow(C, i, &n, &cols, &vals));
   }
   PetscCallMPI(MPI_Allreduce(&sum, digest, 1, MPI_UINT64_T, MPI_SUM, comm)); /* modulo 2^64, in any order */
-  PetscCall(MPIU_Allreduce(&count, nnz, 1, MPIU_INT64, MPI_SUM, comm));
-  PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Allreduce(&count, nnz, 1, MPIU_INT64, MPI_SUM, comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* C by MatProductSymbolic + MatProductNumeric under an options prefix */
@@ -91,7 +91,7 @@ PetscErrorCode DeveloperProduct(MatProductType type, const char alg[], const cha
   PetscCall(MatProductSetFromOptions(*C));
   PetscCall(MatProductSymbolic(*C));
   PetscCall(MatProductNumeric(*C));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
             ++failures;
             PetscCall(PetscPrintf(comm, "FAILED: %s, %s with %" PetscInt_FMT " thread(s) differs from %s with %" PetscInt_FMT " thread(s)\n", what.c_str(), stage, threads[t], "symbolic+numeric", threads[0]));
           }
-          PetscFunctionReturn(0);
+          PetscFunctionReturn(PETSC_SUCCESS);
         };
         PetscCall(PetscOptionsSetValue(NULL, "-mat_cluster_reorder", order));
         for (PetscInt t = 0; t < nthreads; ++t) {

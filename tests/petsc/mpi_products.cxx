@@ -47,7 +47,7 @@ PetscErrorCode AllZero(Mat C, PetscBool *zero)
   PetscFunctionBeginUser;
   PetscCall(MatNorm(C, NORM_FROBENIUS, &norm));
   *zero = norm == 0 ? PETSC_TRUE : PETSC_FALSE;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 struct TypeInfo {
@@ -66,7 +66,7 @@ PetscErrorCode MakeProduct(MatProductType type, const char alg[], Mat X, Mat Y, 
   PetscCall(MatProductSetAlgorithm(*C, alg));
   PetscCall(MatProductSetFromOptions(*C));
   PetscCall(MatProductSymbolic(*C));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 } // namespace
 
@@ -160,14 +160,14 @@ int main(int argc, char **argv)
         ++checks;
         if (!ok) ++failures;
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-5s %-21s %-28s %s (err %.2e)%s%s\n", t->name, alg.c_str(), stage, ok ? "ok" : "FAILED", (double)c.max_err, ok ? "" : ": ", ok ? "" : why));
-        PetscFunctionReturn(0);
+        PetscFunctionReturn(PETSC_SUCCESS);
       };
       /* C against Cref, PETSc's product of the operands O1, O2 (, O3) */
       auto check = [&](const char *stage, Mat C, Mat O1, Mat O2, Mat O3) -> PetscErrorCode {
         PetscFunctionBeginUser;
         PetscCall(CheckProduct(t->type, O1, O2, O3, C, Cref, values, &r));
         PetscCall(note(stage, r, r.ok, r.message.c_str()));
-        PetscFunctionReturn(0);
+        PetscFunctionReturn(PETSC_SUCCESS);
       };
       /* PETSc's algorithm (its default for the type), fresh operands' values */
       PetscCall(MakeProduct(t->type, "default", X, Y, Z, &Cref));
@@ -261,7 +261,7 @@ int main(int argc, char **argv)
         PetscCall(ErrorMessage(ierr, NULL, &msg));
         /* the code and the message, on every rank (the change is on the last rank only) */
         ok = (PetscBool)(ierr == PETSC_ERR_ARG_INCOMP && msg && std::strstr(msg, "nonzero pattern of A changed since the symbolic phase"));
-        PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
+        PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
         if (!ok) ++failures;
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-5s %-21s %-28s %s (error code %d, expected %d: %s)\n", "AB", alg.c_str(), "pattern changed: error", ok ? "ok" : "FAILED", (int)ierr, (int)PETSC_ERR_ARG_INCOMP, msg ? msg : ""));
       }

@@ -66,7 +66,7 @@ PetscErrorCode RandomAIJ(PetscInt m, PetscInt n, PetscInt per_row, unsigned seed
   }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // C = A*B with the given algorithm through the developer API.
@@ -81,7 +81,7 @@ PetscErrorCode Product(Mat A, Mat B, const char *alg, const char *prefix, Mat *C
   PetscCall(MatProductSetFromOptions(*C));
   PetscCall(MatProductSymbolic(*C));
   PetscCall(MatProductNumeric(*C));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // C against Cref, PETSc's product `type` of X, Y (, Z) (product_check.hpp, rtol 1e-12 of each
@@ -95,7 +95,7 @@ PetscErrorCode SameProduct(MatProductType type, Mat X, Mat Y, Mat Z, Mat C, Mat 
   PetscCall(CheckProduct(type, X, Y, Z, C, Cref, opt, &r));
   *same = r.ok;
   *why  = r.message;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // C has Cref's pattern (rows, columns in order); the values are not compared.
@@ -109,7 +109,7 @@ PetscErrorCode SamePattern(Mat C, Mat Cref, PetscBool *same, std::string *why)
   PetscCall(CompareProduct(C, Cref, NULL, opt, &r));
   *same = r.ok;
   *why  = r.message;
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CheckAgainstDefault(Mat A, Mat B, const char *alg, const char *what)
@@ -125,7 +125,7 @@ PetscErrorCode CheckAgainstDefault(Mat A, Mat B, const char *alg, const char *wh
   CHECK_OR_FAIL(same, "%s: %s differs from PETSc's default: %s", what, alg, why.c_str());
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&Cref));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // Runs f with errors returned instead of printed/aborting; *code = the error code.
@@ -136,7 +136,7 @@ PetscErrorCode Quietly(F f, PetscErrorCode *code)
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   *code = f();
   PetscCall(PetscPopErrorHandler());
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode TestShapes(void)
@@ -168,7 +168,7 @@ PetscErrorCode TestShapes(void)
     PetscCall(MatDestroy(&B));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "shapes: ok\n"));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode TestReuseAndLifecycle(void)
@@ -240,7 +240,7 @@ PetscErrorCode TestReuseAndLifecycle(void)
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "reuse and lifecycle: ok\n"));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode TestMatMatMultReuse(void)
@@ -271,14 +271,14 @@ PetscErrorCode TestMatMatMultReuse(void)
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "MatMatMult reuse: ok\n"));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // Every failing call must return an error (no crash) and leave A and B exactly as they were.
 PetscErrorCode TestErrorsLeaveOperandsUntouched(void)
 {
   Mat            A, B, A0, B0;
-  PetscErrorCode code = 0;
+  PetscErrorCode code = PETSC_SUCCESS;
   PetscBool      eqA, eqB;
   struct Bad {
     const char *what, *alg, *option, *value;
@@ -323,7 +323,7 @@ PetscErrorCode TestErrorsLeaveOperandsUntouched(void)
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "errors: ok\n"));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // An operand type the plugin does not implement (a dense B): either a clean PETSc error or a correct
@@ -332,7 +332,7 @@ PetscErrorCode TestErrorsLeaveOperandsUntouched(void)
 PetscErrorCode TestUnhandled(void)
 {
   Mat            A, B, Bd, C = NULL, Cref;
-  PetscErrorCode code = 0;
+  PetscErrorCode code = PETSC_SUCCESS;
   PetscBool      same;
   std::string    why;
 
@@ -365,7 +365,7 @@ PetscErrorCode TestUnhandled(void)
   PetscCall(MatDestroy(&Bd));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,7 +407,7 @@ PetscErrorCode CreateProduct(MatProductType type, const Operands &o, const char 
   PetscCall(MatProductSetFromOptions(*C));
   if (symbolic) PetscCall(MatProductSymbolic(*C));
   if (symbolic && numeric) PetscCall(MatProductNumeric(*C));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CheckTypeAgainstDefault(MatProductType type, const Operands &o, Mat C, const char *alg, const char *what)
@@ -421,7 +421,7 @@ PetscErrorCode CheckTypeAgainstDefault(MatProductType type, const Operands &o, M
   PetscCall(SameProduct(type, o.X, o.Y, o.Z, C, Cref, &same, &why));
   CHECK_OR_FAIL(same, "%s %s: %s differs from PETSc's default: %s", MatProductTypes[type], alg, what, why.c_str());
   PetscCall(MatDestroy(&Cref));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // New values, same pattern (the values stay away from zero so no entry cancels).
@@ -437,7 +437,7 @@ PetscErrorCode NewValues(Mat M, PetscScalar factor)
   PetscCall(MatSeqAIJGetArray(M, &a));
   for (PetscInt k = 0; k < nz; ++k) a[k] = factor * a[k] + 0.001 * (PetscScalar)(1 + k % 7);
   PetscCall(MatSeqAIJRestoreArray(M, &a));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // A copy of M with one more nonzero (at the first empty position of the first row that has one).
@@ -468,7 +468,7 @@ PetscErrorCode WithExtraNonzero(Mat M, Mat *M2)
   }
   PetscCall(MatAssemblyBegin(*M2, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*M2, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // One type, one algorithm, one shape: the whole life of a product.
@@ -561,7 +561,7 @@ PetscErrorCode CheckProductType(MatProductType type, const char *alg, PetscInt n
     for (int which = 0; which < (o.Z ? 3 : 2); ++which) {
       Mat            Mchanged;
       Operands       o2 = o;
-      PetscErrorCode code = 0;
+      PetscErrorCode code = PETSC_SUCCESS;
       PetscCall(CreateProduct(type, o, alg, NULL, PETSC_TRUE, PETSC_TRUE, &C));
       PetscCall(WithExtraNonzero(which == 0 ? o.X : which == 1 ? o.Y : o.Z, &Mchanged));
       (which == 0 ? o2.X : which == 1 ? o2.Y : o2.Z) = Mchanged;
@@ -604,7 +604,7 @@ PetscErrorCode CheckProductType(MatProductType type, const char *alg, PetscInt n
   PetscCall(MatDestroy(&R));
   PetscCall(MatDestroy(&P));
   PetscCall(MatDestroy(&A));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // 1, 2 and 4 threads (-mat_cluster_threads) give the same bits (columns and values compared with
@@ -641,7 +641,7 @@ PetscErrorCode TestThreads(void)
           PetscFunctionBeginUser;
           PetscCall(SameBits(X, first, &same));
           CHECK_OR_FAIL(same, "%s %s reorder %s: %s with %d thread(s) differs from symbolic+numeric with 1 thread", MatProductTypes[type], alg, order, how, t);
-          PetscFunctionReturn(0);
+          PetscFunctionReturn(PETSC_SUCCESS);
         };
         PetscCall(PetscOptionsSetValue(NULL, "-mat_cluster_reorder", order));
         for (int t : threads) {
@@ -673,7 +673,7 @@ PetscErrorCode TestThreads(void)
   PetscCall(MatDestroy(&P));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "threads: ok (1, 2, 4 threads, every type and algorithm, bit for bit)\n"));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode TestProductTypes(void)
@@ -686,7 +686,7 @@ PetscErrorCode TestProductTypes(void)
     }
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "product type %s: ok\n", MatProductTypes[type]));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // Mixed operands: an AIJ A with a MAIJ P (PCHMG's subspace coarsening, DMDA with dof > 1). With our
@@ -697,7 +697,7 @@ PetscErrorCode TestMixedMAIJ(void)
   Mat            A, P, Pm, Paij, C1, C2, C3, C = NULL;
   PetscBool      same;
   std::string    why;
-  PetscErrorCode code = 0;
+  PetscErrorCode code = PETSC_SUCCESS;
   const char    *alg = g_petsc_names ? "rap" : MATPRODUCTALGORITHMCLUSTER;
 
   PetscFunctionBeginUser;
@@ -733,7 +733,7 @@ PetscErrorCode TestMixedMAIJ(void)
   PetscCall(MatDestroy(&P));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "mixed aij x maij: ok\n"));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace

@@ -64,7 +64,7 @@ PetscErrorCode Create(const Spec &s, const Operands &o, Mat *C)
   PetscCall(MatProductSetType(*C, s.type));
   PetscCall(MatProductSetAlgorithm(*C, s.alg));
   PetscCall(MatProductSetFromOptions(*C));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 int g_checks = 0, g_failures = 0;
@@ -91,7 +91,7 @@ PetscErrorCode Check(Mat C, const Spec &s, const char *stage, PetscReal rtol)
   if (!r.ok) ++g_failures;
   PetscCall(PetscPrintf(PetscObjectComm((PetscObject)C), "  %-4s %-5s %-21s %-36s %s (err %.2e)%s%s\n", s.prefix, MatProductTypes[s.type], s.alg, stage, r.ok ? "ok" : "FAILED", (double)r.max_err, r.ok ? "" : ": ", r.message.c_str()));
   PetscCall(MatDestroy(&Cref));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* New values on every operand, same patterns; R stays P^T */
@@ -102,7 +102,7 @@ PetscErrorCode NewValues(Operands &o, PetscInt seed)
   PetscCall(MatScale(o.B, -0.75));
   PetscCall(Perturb(o.P, seed + 5));
   PetscCall(MatTranspose(o.P, MAT_REUSE_MATRIX, &o.R));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace

@@ -34,7 +34,7 @@ inline PetscErrorCode Perturb(Mat M, PetscInt seed)
   PetscCall(MatDiagonalScale(M, l, r));
   PetscCall(VecDestroy(&l));
   PetscCall(VecDestroy(&r));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* P = (I - 0.5 D^-1 A) P0, P0 aggregating k consecutive rows of a rank into one coarse column owned
@@ -81,7 +81,7 @@ inline PetscErrorCode Prolongator(Mat A, PetscInt k, Mat *P)
   *P = AP;
   PetscCall(MatDestroy(&P0));
   PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* X and Y have the same rows on every rank, with the same columns and the same value bits (memcmp:
@@ -107,8 +107,8 @@ inline PetscErrorCode SameBits(Mat X, Mat Y, PetscBool *same)
     PetscCall(MatRestoreRow(Y, i, &ny, &cy, &vy));
     PetscCall(MatRestoreRow(X, i, &nx, &cx, &vx));
   }
-  PetscCall(MPIU_Allreduce(&mine, same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)X)));
-  PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Allreduce(&mine, same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)X)));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* M still works as an operator: y = M*ones (an error if its structure is broken) */
@@ -122,7 +122,7 @@ inline PetscErrorCode MultiplyByOnes(Mat M)
   PetscCall(MatMult(M, x, y));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* A list option (e.g. -types AB,PtAP), read inside PetscOptionsBegin/End: *list holds its values
@@ -137,5 +137,5 @@ inline PetscErrorCode OptionsStringList(OptionItems PetscOptionsObject, const ch
   PetscCall(PetscOptionsStringArray(name, text, NULL, values, &n, set));
   if (*set) list->assign(values, values + n);
   for (PetscInt i = 0; *set && i < n; ++i) PetscCall(PetscFree(values[i]));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -8,6 +8,8 @@
 
 #include <petscmat.h>
 
+#include "../../examples/petsc_versions.hpp"
+
 /* A product's operands: C = X*Y, or X*Y*Z for ABC */
 struct Operands {
   Mat X = NULL, Y = NULL, Z = NULL;
@@ -72,5 +74,5 @@ inline PetscErrorCode UserProduct(MatProductType type, Mat X, Mat Y, Mat Z, MatR
   default:
     PetscCall(MatMatMatMult(X, Y, Z, reuse, PETSC_DEFAULT, C));
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

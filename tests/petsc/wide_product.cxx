@@ -54,7 +54,7 @@ PetscErrorCode WideAIJ(PetscInt m, PetscInt n, int per_row, int group, unsigned 
   }
   PetscCall(MatAssemblyBegin(*M, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*M, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* X*Y (or X^T*Y) written entry by entry */
@@ -92,7 +92,7 @@ PetscErrorCode Check(Mat C, const Entries &ref, PetscScalar scale, const std::st
     PetscCall(MatRestoreRow(C, i, &n, &cols, &vals));
   }
   PetscCheck(it == ref.end(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: C lacks entries of the reference", what.c_str());
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* One-shot and reuse (A's values doubled) with the algorithm set through the type's option; the peak
@@ -112,7 +112,7 @@ PetscErrorCode Run(MatProductType type, Mat X, Mat B, const Entries &ref, const 
   PetscCall(Check(C, ref, 2.0, what + " reuse"));
   *growth = StatusMB("VmHWM") - base;
   PetscCall(MatDestroy(&C));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace
