@@ -58,6 +58,9 @@ case "$what" in
     $sudo debootstrap --variant=minbase "$suite" "$root" > "$roots/debootstrap-$suite.log" ||
       { tail -20 "$roots/debootstrap-$suite.log"; exit 1; }
   fi
+  # Unstable's Release file is valid for a week only; a package mirror that is a snapshot of it
+  # (as here) goes stale, and apt-get update then refuses it. The root is for our tests only.
+  [ "$suite" = sid ] && echo 'Acquire::Check-Valid-Until "false";' | $sudo tee "$root/etc/apt/apt.conf.d/99pcluster-snapshot" > /dev/null
   mounts=()
   mount_in() { # source target [mount options...]: mounted for this run only
     local target=$root$2
