@@ -159,9 +159,11 @@ std::vector<std::uint8_t> repeated_rows(const M &B, int nt)
 {
   using I = decltype(B.nrows);
   const I sample = static_cast<I>(std::min<Count>(B.nrows, std::max<Count>(kRepeatSampleRows, B.nrows / 32)));
-  Count in_sample = 0;
-  for (I k = 1; k < sample; ++k) in_sample += repeats_row_before(B, k);
-  if (sample < B.nrows && static_cast<double>(in_sample) < 0.5 * kMinRepeatedShare * static_cast<double>(sample)) return {};
+  if (sample < B.nrows) { // a B of at most `sample` rows is scanned once, below
+    Count in_sample = 0;
+    for (I k = 1; k < sample; ++k) in_sample += repeats_row_before(B, k);
+    if (static_cast<double>(in_sample) < 0.5 * kMinRepeatedShare * static_cast<double>(sample)) return {};
+  }
   std::vector<std::uint8_t> repeats(static_cast<std::size_t>(B.nrows), 0);
   Count count = 0;
 #pragma omp parallel for schedule(static) reduction(+ : count) num_threads(nt)
