@@ -121,7 +121,7 @@ PetscErrorCode Run(const Case &c)
   PetscCall(ErrorMessage(ierr, NULL, &message));
   const std::string msg = ierr && message ? message : "";
 
-  if (ierr != c.code && ierr != c.code_too) problem += "error code " + std::to_string((int)ierr) + ", expected " + std::to_string((int)c.code) + "; ";
+  if (ierr != c.code && ierr != c.code_too) problem += "error code " + std::to_string((int)ierr) + ", expected " + std::to_string(c.code) + "; ";
   {
     PetscErrorCode mine = ierr;
     /* MPI: did this rank fail by itself (its message is its own) or because another did? */
