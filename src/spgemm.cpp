@@ -182,8 +182,8 @@ template <class I, class V>
 class SymbolicPass {
  public:
   SymbolicPass(const UnitSource<I, V> &units, const CsrView<I, V> &Bw, const V *b_values, const std::uint8_t *b_repeats,
-               const WorkingCopies<I, V> &work, Accumulator acc, Count flops, int nt)
-    : units_(units), Bw_(Bw), b_values_(b_values), b_repeats_(b_repeats), work_(work), acc_(acc), flops_(flops), nt_(nt)
+               const std::uint8_t *b_shifted, const WorkingCopies<I, V> &work, Accumulator acc, Count flops, int nt)
+    : units_(units), Bw_(Bw), b_values_(b_values), b_repeats_(b_repeats), b_shifted_(b_shifted), work_(work), acc_(acc), flops_(flops), nt_(nt)
   {
   }
 
@@ -335,13 +335,13 @@ class SymbolicPass {
   void kernel(bool fused, bool count_only, SpgemmStats &st)
   {
     RegionErrors errors;
-    Count dense_rows = 0, pass_thread = 0, pass_total = 0;
+    Count dense_rows = 0, shifted_rows = 0, pass_thread = 0, pass_total = 0;
     const int nchunks = static_cast<int>(chunks_.size()) - 1;
     const bool with_values = fused && !count_only;
     const I *const out_cols = work_.out_cols();
     // Row-wise units all take the map of `uniform`, when there is one (see uniform_accumulator).
     const std::optional<Accumulator> uniform = units_.M ? std::nullopt : uniform_accumulator<I>(acc_, Bw_.ncols, flops_);
-#pragma omp parallel num_threads(nt_) reduction(+ : dense_rows, pass_total) reduction(max : pass_thread)
+#pragma omp parallel num_threads(nt_) reduction(+ : dense_rows, shifted_rows, pass_total) reduction(max : pass_thread)
     {
       Workspace<I, V> ws;
       ChunkOutput<I, V> scratch;
@@ -355,6 +355,21 @@ class SymbolicPass {
       for (int ch = 0; ch < nchunks; ++ch)
         errors.guard([&] {
           ChunkOutput<I, V> &dst = count_only ? scratch : out_[ch];
+          // Row i of C shifting row i-1, which this thread has just put at the end of its buffer.
+          const bool shifts = b_shifted_ && !units_.M && !with_values && !count_only && !out_cols;
+          auto copy_shifted = [&](I i) {
+            if (!shifts || i == chunks_[ch] || !product_row_shifts_before(*units_.A, i, b_shifted_)) return false;
+            const I count = row_count_of_[i - 1];
+            const I *const __restrict before = dst.cols + dst.size - count;
+            I *const __restrict row = dst.cols + dst.size;
+            for (I t = 0; t < count; ++t) row[t] = before[t] + 1;
+            row_count_of_[i] = count;
+            if (!rows_follow_) row_start_[i] = dst.size;
+            dst.size += count;
+            if (!row_chunk_.empty()) row_chunk_[i] = ch;
+            ++shifted_rows;
+            return true;
+          };
           auto run_unit = [&](auto &map, const Unit<I, V> &u, Count work) {
             auto unit = [&](auto row_wise, auto values) {
               symbolic_unit<decltype(row_wise)::value, decltype(values)::value>(u, work, Bw_, b_values_, b_repeats_, out_cols, map, ws, dst, row_count_of_,
@@ -375,11 +390,12 @@ class SymbolicPass {
             if (*uniform == Accumulator::Dense && !count_only) dense_rows += chunks_[ch + 1] - chunks_[ch];
             with_column_map<I>(ws.maps, *uniform, Bw_.ncols, kMarks | (with_values ? kSlots : 0u), [&](auto &map) {
               for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx)
-                run_unit(map, units_(uidx), std::min<Count>(unit_work(uidx), Bw_.ncols));
+                if (!copy_shifted(uidx)) run_unit(map, units_(uidx), std::min<Count>(unit_work(uidx), Bw_.ncols));
             });
             return;
           }
           for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx) {
+            if (copy_shifted(uidx)) continue;
             const Unit<I, V> u = units_(uidx);
             const Count work = std::min<Count>(unit_work(uidx), Bw_.ncols);
             const Accumulator kind = choose_accumulator<I>(acc_, work, Bw_.ncols, flops_);
@@ -392,7 +408,10 @@ class SymbolicPass {
       pass_total = pass_thread;
     }
     errors.rethrow();
-    if (!count_only) st.rows_dense = dense_rows;
+    if (!count_only) {
+      st.rows_dense = dense_rows;
+      st.shifted_rows = shifted_rows;
+    }
     st.workspace_thread_bytes = std::max(st.workspace_thread_bytes, pass_thread);
     st.workspace_bytes = std::max(st.workspace_bytes, pass_total);
   }
@@ -418,6 +437,7 @@ class SymbolicPass {
   const CsrView<I, V> &Bw_;
   const V *b_values_;
   const std::uint8_t *b_repeats_; // nullable: repeated_rows
+  const std::uint8_t *b_shifted_; // nullable: shifted_rows (row-wise, pattern only, not reordered)
   const WorkingCopies<I, V> &work_;
   const Accumulator acc_;
   const Count flops_;
@@ -536,7 +556,9 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   st.dense_limited = opts.accumulator == Accumulator::Dense && !DenseColumnMap<I>::supports(B.ncols);
   im.b_repeats = repeated_rows(Bw, threads_for(B.nnz()));
   st.repeated_rows = std::count(im.b_repeats.begin(), im.b_repeats.end(), std::uint8_t(1));
-  SymbolicPass<I, V> pass(units, Bw, b_values, im.repeats(), im.work, opts.accumulator, st.flops, nt);
+  // Rows of C shifting the row before (shifted_rows): only the pattern-only row-wise kernel copies them.
+  const std::vector<std::uint8_t> b_shifted = !fused && !units.M && !im.work.active() ? shifted_rows(Bw, threads_for(B.nnz())) : std::vector<std::uint8_t>{};
+  SymbolicPass<I, V> pass(units, Bw, b_values, im.repeats(), b_shifted.empty() ? nullptr : b_shifted.data(), im.work, opts.accumulator, st.flops, nt);
   pass.make_chunks(std::move(row_flops), c_rowptr, st);
   Count nnz = pass.run(fused, st);
   pass.assemble(nnz, c_rowptr, c_colidx, fused ? c_values : nullptr);

@@ -393,6 +393,117 @@ TEMPLATE_TEST_CASE("runs of B's repeated rows: every kernel adds them in row ord
   CHECK(pctest::compare_csr<I>(pctest::reference_of(R, R), Rc.nrows, Rc.ncols, P.rowptr, P.colidx, P.values) == "");
 }
 
+namespace {
+// A 5-point stencil on an nx x ny grid numbered naturally (x fastest), values seeded.
+Dense2 grid_5point(std::int64_t nx, std::int64_t ny, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  Dense2 M{nx * ny, nx * ny, {}};
+  for (std::int64_t y = 0; y < ny; ++y)
+    for (std::int64_t x = 0; x < nx; ++x) {
+      const std::int64_t i = y * nx + x;
+      for (auto [dx, dy] : {std::pair{0, -1}, {-1, 0}, {0, 0}, {1, 0}, {0, 1}})
+        if (x + dx >= 0 && x + dx < nx && y + dy >= 0 && y + dy < ny) M.entries[{i, i + dy * nx + dx}] = pctest::random_value(rng);
+    }
+  return M;
+}
+
+// Rows of M as column sets.
+std::vector<std::set<std::int64_t>> row_sets(const Dense2 &M)
+{
+  std::vector<std::set<std::int64_t>> rows(static_cast<std::size_t>(M.nrows));
+  for (const auto &e : M.entries) rows[e.first.first].insert(e.first.second);
+  return rows;
+}
+
+// Rows i of A*B that src/spgemm_kernel.hpp's rule (shifts_row_before, product_row_shifts_before)
+// lets the symbolic phase copy from row i-1: found here on the operands' column sets.
+std::int64_t shiftable_rows(const Dense2 &A, const Dense2 &B)
+{
+  const auto a = row_sets(A), b = row_sets(B);
+  auto shifts = [](const std::set<std::int64_t> &row, const std::set<std::int64_t> &before) {
+    if (row.empty() || row.size() != before.size()) return false;
+    return std::equal(row.begin(), row.end(), before.begin(), [](std::int64_t j, std::int64_t k) { return j == k + 1; });
+  };
+  std::int64_t n = 0;
+  for (std::size_t i = 1; i < a.size(); ++i) {
+    bool ok = shifts(a[i], a[i - 1]);
+    for (std::int64_t k : a[i]) ok = ok && k > 0 && shifts(b[k], b[k - 1]);
+    n += ok;
+  }
+  return n;
+}
+} // namespace
+
+TEMPLATE_TEST_CASE("shifted rows (a stencil numbered naturally): the symbolic phase copies C's row before, each column plus one", "[spgemm][reuse][threads]",
+                   std::int32_t, std::int64_t)
+{
+  // A 5-point stencil on a 31 x 23 grid: every row but the first of a grid line shifts the row
+  // before it, so the pattern-only symbolic phase copies most rows of C from the row before
+  // (shifted_rows), except at the start of each chunk of rows. Broken shifts: B with entries removed
+  // from a few rows (those rows and the ones after no longer shift), A with an extra entry in a few
+  // rows, a rectangular B whose rows are offset. The pattern must be the reference's, and the values
+  // too, one-shot and after the values change, on 1, 2 and 4 threads, with either accumulator and
+  // with the cluster kernel's Auto (row-wise where it declines clusters). SpgemmStats::shifted_rows
+  // is bounded by the rows the rule allows, counted here on the operands.
+  using I = TestType;
+  const Dense2 S = grid_5point(31, 23, 401);
+  Dense2 Sholes = grid_5point(31, 23, 402), Sextra = grid_5point(31, 23, 403);
+  for (std::int64_t k : {40, 41, 300, 500, 712}) Sholes.entries.erase(Sholes.entries.lower_bound({k, 0}));
+  for (std::int64_t i : {100, 101, 350}) Sextra.entries[{i, (i * 7) % Sextra.ncols}] = 0.75;
+  Dense2 Rect{S.ncols, S.ncols + 9, {}};
+  std::mt19937_64 rng(404);
+  for (std::int64_t k = 0; k < Rect.nrows; ++k)
+    for (std::int64_t d : {0, 4, 9})
+      if (k % 97 != 13 || d != 4) Rect.entries[{k, k + d}] = pctest::random_value(rng);
+  struct Case {
+    const char *name;
+    Dense2 A, B;
+  };
+  const std::vector<Case> cases = {{"5-point squared", S, S}, {"5-point * 5-point with holes", S, Sholes}, {"5-point with extra entries * rectangular", Sextra, Rect}};
+  std::vector<SpgemmOptions> configs;
+  for (Accumulator acc : {Accumulator::Dense, Accumulator::Hash}) {
+    SpgemmOptions o;
+    o.accumulator = acc;
+    configs.push_back(o);
+  }
+  SpgemmOptions cl;
+  cl.kernel = Kernel::Cluster;
+  cl.scheme = ClusterScheme::Auto;
+  configs.push_back(cl);
+  for (const Case &cs : cases) {
+    const std::int64_t allowed = shiftable_rows(cs.A, cs.B);
+    REQUIRE(allowed > cs.A.nrows / 2);
+    const Dense2 A2d = pctest::revalue(cs.A, 405), B2d = pctest::revalue(cs.B, 406);
+    const auto A = pctest::to_csr<I>(cs.A), B = pctest::to_csr<I>(cs.B), A2 = pctest::to_csr<I>(A2d), B2 = pctest::to_csr<I>(B2d);
+    const pctest::Reference ref = pctest::reference_of(cs.A, cs.B), ref2 = pctest::reference_of(A2d, B2d);
+    for (const SpgemmOptions &base : configs)
+      for (int threads : {1, 2, 4}) {
+        SpgemmOptions o = base;
+        o.num_threads = threads;
+        INFO(cs.name << "; " << describe(o));
+        SpgemmPlan<I, double> plan;
+        Product<I> P;
+        REQUIRE_NOTHROW(P = run<I>(A.view(), B.view(), o, &plan));
+        CHECK(pctest::compare_csr<I>(ref, A.nrows, B.ncols, P.rowptr, P.colidx, P.values) == "");
+        if (plan.stats().kernel == Kernel::Rowwise) CHECK(plan.stats().shifted_rows > allowed / 2);
+        CHECK(plan.stats().shifted_rows <= allowed);
+        const CsrView<I, double> Cv{A.nrows, B.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
+        std::fill(P.values.begin(), P.values.end(), -777.0);
+        REQUIRE_NOTHROW(plan.numeric(A2.view(), B2.view(), Cv, P.values.data()));
+        CHECK(pctest::compare_csr<I>(ref2, A.nrows, B.ncols, P.rowptr, P.colidx, P.values) == "");
+      }
+    // A reordered product relabels C's columns before putting them in order: no copies there.
+    SpgemmOptions o;
+    o.reorder = OrderingType::Rcm;
+    SpgemmPlan<I, double> plan;
+    Product<I> P;
+    REQUIRE_NOTHROW(P = run<I>(A.view(), B.view(), o, &plan));
+    CHECK(pctest::compare_csr<I>(ref, A.nrows, B.ncols, P.rowptr, P.colidx, P.values) == "");
+    CHECK(plan.stats().shifted_rows == 0);
+  }
+}
+
 TEST_CASE("symbolic: short rows merged, longer ones through the map, any accumulator and thread count", "[spgemm][reuse][threads]")
 {
   // Row i of A has i % 8 entries, so rows of 0..4 entries take the merge of B's rows (kMergeMaxRows)
