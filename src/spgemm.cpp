@@ -335,13 +335,13 @@ class SymbolicPass {
   void kernel(bool fused, bool count_only, SpgemmStats &st)
   {
     RegionErrors errors;
-    Count dense_rows = 0, shifted_rows = 0, pass_thread = 0, pass_total = 0;
+    Count dense_rows = 0, copied_rows = 0, pass_thread = 0, pass_total = 0;
     const int nchunks = static_cast<int>(chunks_.size()) - 1;
     const bool with_values = fused && !count_only;
     const I *const out_cols = work_.out_cols();
     // Row-wise units all take the map of `uniform`, when there is one (see uniform_accumulator).
     const std::optional<Accumulator> uniform = units_.M ? std::nullopt : uniform_accumulator<I>(acc_, Bw_.ncols, flops_);
-#pragma omp parallel num_threads(nt_) reduction(+ : dense_rows, shifted_rows, pass_total) reduction(max : pass_thread)
+#pragma omp parallel num_threads(nt_) reduction(+ : dense_rows, copied_rows, pass_total) reduction(max : pass_thread)
     {
       Workspace<I, V> ws;
       ChunkOutput<I, V> scratch;
@@ -367,7 +367,7 @@ class SymbolicPass {
             if (!rows_follow_) row_start_[i] = dst.size;
             dst.size += count;
             if (!row_chunk_.empty()) row_chunk_[i] = ch;
-            ++shifted_rows;
+            ++copied_rows;
             return true;
           };
           auto run_unit = [&](auto &map, const Unit<I, V> &u, Count work) {
@@ -410,7 +410,7 @@ class SymbolicPass {
     errors.rethrow();
     if (!count_only) {
       st.rows_dense = dense_rows;
-      st.shifted_rows = shifted_rows;
+      st.shifted_rows = copied_rows;
     }
     st.workspace_thread_bytes = std::max(st.workspace_thread_bytes, pass_thread);
     st.workspace_bytes = std::max(st.workspace_bytes, pass_total);
