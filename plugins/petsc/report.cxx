@@ -29,6 +29,8 @@ PetscErrorCode MatClusterInfoPlan_Private(Mat C, const char what[], const MatClu
     }
     PetscCall(PetscInfo(C, "petsc-cluster %s: %s: kernel %s, scheme %s, clusters %" PetscInt64_FMT ", flops %" PetscInt64_FMT ", nnz %" PetscInt64_FMT "; ordering %g s, clustering %g s, symbolic %g s\n", what, st.what.c_str(), pcluster::to_string(s.kernel),
                         s.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(s.scheme) : "-", (PetscInt64)s.num_clusters, (PetscInt64)s.flops, (PetscInt64)st.nnz, s.seconds_ordering, s.seconds_clustering, s.seconds_symbolic));
+    if (s.repeated_rows || s.shifted_rows)
+      PetscCall(PetscInfo(C, "petsc-cluster %s: %s: rows of the right operand repeating the row before (runs) %" PetscInt64_FMT ", rows of C copied from the row before shifted by one column (a stencil numbered naturally) %" PetscInt64_FMT "\n", what, st.what.c_str(), (PetscInt64)s.repeated_rows, (PetscInt64)s.shifted_rows));
     PetscCall(PetscSNPrintf(step, sizeof step, "%s: %s", what, st.what.c_str()));
     PetscCall(MatClusterInfoWorkspace_Private(C, step, PETSC_FALSE, s));
   }
