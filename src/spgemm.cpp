@@ -355,8 +355,9 @@ class SymbolicPass {
       for (int ch = 0; ch < nchunks; ++ch)
         errors.guard([&] {
           ChunkOutput<I, V> &dst = count_only ? scratch : out_[ch];
-          // Row i of C shifting row i-1, which this thread has just put at the end of its buffer.
-          const bool shifts = b_shifted_ && !units_.M && !with_values && !count_only && !out_cols;
+          // Row i of C shifting row i-1, which this thread has just put at the end of its buffer (b_shifted_
+          // is given only for row-wise, pattern-only, unreordered products; a count-only pass keeps no rows).
+          const bool shifts = b_shifted_ && !count_only;
           auto copy_shifted = [&](I i) {
             if (!shifts || i == chunks_[ch] || units_.A->row_length(i) <= kMergeMaxRows || !product_row_shifts_before(*units_.A, i, b_shifted_)) return false;
             const I count = row_count_of_[i - 1];
@@ -437,7 +438,7 @@ class SymbolicPass {
   const CsrView<I, V> &Bw_;
   const V *b_values_;
   const std::uint8_t *b_repeats_; // nullable: repeated_rows
-  const std::uint8_t *b_shifted_; // nullable: shifted_rows (row-wise, pattern only, not reordered)
+  const std::uint8_t *b_shifted_; // nullable: shifted_rows; only for row-wise, pattern-only, unreordered products
   const WorkingCopies<I, V> &work_;
   const Accumulator acc_;
   const Count flops_;
