@@ -1,5 +1,5 @@
 static char help[] = "Checks every MatProduct type on MATMPIAIJ with petsc-cluster's algorithms against PETSc's own\n\
-MPI algorithm (its default for the type) in the same run, by examples/product_check.hpp: identical\n\
+MPI algorithm (its default for the type; A^T*B with A^T formed) in the same run, by examples/product_check.hpp: identical\n\
 nonzero pattern on every rank and values within -rtol of each entry's own scale, for the fused path\n\
 (MatMatMult() & co. selected by -mat*_via), for MatProductSymbolic() (zeros) then MatProductNumeric(),\n\
 and again after the operands' values change (MAT_REUSE_MATRIX / MatProductNumeric only) and after\n\
@@ -169,8 +169,8 @@ int main(int argc, char **argv)
         PetscCall(note(stage, r, r.ok, r.message.c_str()));
         PetscFunctionReturn(PETSC_SUCCESS);
       };
-      /* PETSc's algorithm (its default for the type), fresh operands' values */
-      PetscCall(MakeProduct(t->type, "default", X, Y, Z, &Cref));
+      /* PETSc's algorithm (ReferenceProductAlgorithm: its default, A^T formed for A^T*B), fresh operands' values */
+      PetscCall(MakeProduct(t->type, ReferenceProductAlgorithm(t->type, X), X, Y, Z, &Cref));
       PetscCall(MatProductNumeric(Cref));
 
       /* Fused: MatMatMult() & co. with -mat*_via */
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
       for (Mat O : {X, Y, Z})
         if (O) PetscCall(Perturb(O, 7));
       PetscCall(MatDestroy(&Cref)); /* a fresh reference: PETSc's own MPI A*B^T does not refresh B^T on reuse */
-      PetscCall(MakeProduct(t->type, "default", X, Y, Z, &Cref));
+      PetscCall(MakeProduct(t->type, ReferenceProductAlgorithm(t->type, X), X, Y, Z, &Cref));
       PetscCall(MatProductNumeric(Cref));
       PetscCall(UserProduct(t->type, X, Y, Z, MAT_REUSE_MATRIX, &Capi));
       PetscCall(check("MAT_REUSE_MATRIX", Capi, X, Y, Z));
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
         PetscCall(MatProductReplaceMats(X2, Y2, Z2, Cprod));
         PetscCall(MatProductNumeric(Cprod));
         PetscCall(MatDestroy(&Cref));
-        PetscCall(MakeProduct(t->type, "default", X2, Y2, Z2, &Cref));
+        PetscCall(MakeProduct(t->type, ReferenceProductAlgorithm(t->type, X2), X2, Y2, Z2, &Cref));
         PetscCall(MatProductNumeric(Cref));
         PetscCall(check("MatProductReplaceMats", Cprod, X2, Y2, Z2));
         PetscCall(MatDestroy(&X2));
