@@ -8,7 +8,9 @@
 
 #include "catch.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -434,6 +436,73 @@ std::int64_t shiftable_rows(const Dense2 &A, const Dense2 &B)
   return n;
 }
 } // namespace
+
+TEMPLATE_TEST_CASE("rows of few products (A times a tentative prolongator): put in order without a map, the reference's bits", "[spgemm][reuse][threads]",
+                   std::int32_t, std::int64_t)
+{
+  // PCGAMG's prolongator smoothing: A (a 5-point stencil, rows of 3-5 entries) times a tentative
+  // prolongator P of one entry a row (each grid node's aggregate: 2 x 2 nodes), so interior rows
+  // of A give 5 products in 2-4 columns, which the symbolic phase sorts and sums in place
+  // (src/spgemm_kernel.hpp, kInsertMaxWork). Aggregates numbered along the grid (products nearly in
+  // order) and shuffled (in no order); a few values -0 (a lone -0 product gives +0, as from +0);
+  // P's rows widened to 2 entries (10 products: the map) and to 6 (30: the map, with runs of P's
+  // repeated rows, which rows of 1 entry do not repay: runs_pay). Values bit for bit against the
+  // reference (each entry summed over A's columns in order from +0), one-shot and after a symbolic
+  // phase then the numeric one, and after the values change; both accumulators, 1, 2 and 4 threads.
+  using I = TestType;
+  const std::int64_t nx = 29, ny = 21;
+  const Dense2 A = grid_5point(nx, ny, 501);
+  const std::int64_t ax = (nx + 1) / 2, naggs = ax * ((ny + 1) / 2);
+  std::vector<std::int64_t> shuffled(static_cast<std::size_t>(naggs));
+  std::iota(shuffled.begin(), shuffled.end(), 0);
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(502));
+  auto prolongator = [&](bool shuffle, std::int64_t width, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    Dense2 P{A.nrows, naggs + width - 1, {}};
+    for (std::int64_t i = 0; i < A.nrows; ++i) {
+      const std::int64_t agg = (i / nx / 2) * ax + (i % nx) / 2, col = shuffle ? shuffled[agg] : agg;
+      for (std::int64_t w = 0; w < width; ++w) P.entries[{i, col + w}] = i % 37 == 5 ? -0.0 : pctest::random_value(rng);
+    }
+    return P;
+  };
+  struct Case {
+    const char *name;
+    Dense2 P;
+    bool runs;
+  };
+  const std::vector<Case> cases = {{"aggregates in grid order", prolongator(false, 1, 503), false},
+                                   {"aggregates shuffled", prolongator(true, 1, 504), false},
+                                   {"rows of 2 entries", prolongator(true, 2, 505), false},
+                                   {"rows of 6 entries", prolongator(false, 6, 506), true}};
+  for (const Case &cs : cases) {
+    const Dense2 A2d = pctest::revalue(A, 507), P2d = pctest::revalue(cs.P, 508);
+    const auto Ac = pctest::to_csr<I>(A), Pc = pctest::to_csr<I>(cs.P), A2 = pctest::to_csr<I>(A2d), P2 = pctest::to_csr<I>(P2d);
+    const auto C = pctest::to_csr<I>(pctest::reference_product(A, cs.P)), C2 = pctest::to_csr<I>(pctest::reference_product(A2d, P2d));
+    for (Accumulator acc : {Accumulator::Dense, Accumulator::Hash})
+      for (int threads : {1, 2, 4}) {
+        SpgemmOptions o;
+        o.accumulator = acc;
+        o.num_threads = threads;
+        INFO(cs.name << "; " << describe(o));
+        std::vector<I> fi, fj;
+        std::vector<double> fv;
+        SpgemmPlan<I, double> fused;
+        REQUIRE_NOTHROW(fused = SpgemmPlan<I, double>::symbolic(Ac.view(), Pc.view(), o, fi, fj, &fv));
+        REQUIRE((fi == C.rowptr && fj == C.colidx));
+        CHECK(pctest::same_bits(fv, C.values));
+        CHECK((fused.stats().repeated_rows > 0) == cs.runs);
+        SpgemmPlan<I, double> plan;
+        Product<I> P;
+        REQUIRE_NOTHROW(P = run<I>(Ac.view(), Pc.view(), o, &plan));
+        REQUIRE((P.rowptr == C.rowptr && P.colidx == C.colidx));
+        CHECK(pctest::same_bits(P.values, C.values));
+        const CsrView<I, double> Cv{Ac.nrows, Pc.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
+        std::fill(P.values.begin(), P.values.end(), -777.0);
+        REQUIRE_NOTHROW(plan.numeric(A2.view(), P2.view(), Cv, P.values.data()));
+        CHECK(pctest::same_bits(P.values, C2.values));
+      }
+  }
+}
 
 TEMPLATE_TEST_CASE("shifted rows (a stencil numbered naturally): the symbolic phase copies C's row before, each column plus one", "[spgemm][reuse][threads]",
                    std::int32_t, std::int64_t)
