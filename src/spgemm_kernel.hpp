@@ -539,17 +539,12 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
 {
   const I *const __restrict bptr = B.rowptr;
   const I *const __restrict bcol = B.colidx;
-  if (RowWise && !out_cols && u.n <= kMergeMaxRows) {
+  const bool merged = u.n <= kMergeMaxRows;
+  if (RowWise && !out_cols && (merged || (work <= kInsertMaxWork && work < B.ncols))) { // (work not cut to B.ncols: the products fit)
     for (I t = 0; t < u.n; ++t) prefetch_row(u.cols + t + kPrefetchAhead, u.cols_end, bptr, bcol, b_values);
-    const I count = merge_rows<WithValues>(u, bptr, bcol, b_values, out.cols + out.size, WithValues ? out.vals.get() + out.size : nullptr);
-    row_count[u.rows[0]] = count;
-    if (row_start) row_start[u.rows[0]] = out.size;
-    out.size += count;
-    return;
-  }
-  if (RowWise && !out_cols && work <= kInsertMaxWork && work < B.ncols) { // work not cut to B.ncols: the products fit
-    for (I t = 0; t < u.n; ++t) prefetch_row(u.cols + t + kPrefetchAhead, u.cols_end, bptr, bcol, b_values);
-    const I count = insert_products<WithValues>(u, bptr, bcol, b_values, out.cols + out.size, WithValues ? out.vals.get() + out.size : nullptr);
+    I *const cols = out.cols + out.size;
+    V *const vals = WithValues ? out.vals.get() + out.size : nullptr;
+    const I count = merged ? merge_rows<WithValues>(u, bptr, bcol, b_values, cols, vals) : insert_products<WithValues>(u, bptr, bcol, b_values, cols, vals);
     row_count[u.rows[0]] = count;
     if (row_start) row_start[u.rows[0]] = out.size;
     out.size += count;
