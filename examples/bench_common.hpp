@@ -195,6 +195,7 @@ inline PetscErrorCode CompareMat(Mat C, const Reference &ref, double factor, dou
 struct Settings {
   bool             matmatmult = false; /* -api matmatmult: time MatMatMult() (MatPtAP() for ptap) instead of MatProductCreate & co. */
   bool             ptap       = false; /* -product ptap: C = P^T*A*P, B is P */
+  bool             tentative  = false; /* -product ap: C = A*P, B is PCGAMG's tentative prolongator of A */
   PetscInt         reps = 3;
   PetscInt         rounds = 1; /* -rounds: interleaved rounds of all algorithms; figures = medians */
   PetscReal        tol  = 1e-12;

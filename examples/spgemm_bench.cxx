@@ -55,7 +55,7 @@ static const char help[] =
   "  -json <file>           also write the figures as JSON\n"
   "The row-ordering study (the seed paper's Table 2) is the program ordering_study (the same matrix options).\n"
   "C = P^T A P with PCGAMG's prolongator (-product ptap):\n"
-  "  -product <ab|ptap>     ab (default): C = A*A as above. ptap: A as above (square), then an untimed PCGAMG\n"
+  "  -product <ab|ptap|ap>  ab (default): C = A*A as above. ptap: A as above (square), then an untimed PCGAMG\n"
   "                         set-up on A with PETSc's own product algorithms gives P = the finest level's\n"
   "                         interpolation (PCMGGetInterpolation, copied); C = P^T A P is timed with PETSc's\n"
   "                         scalable (its default), rap, hypre and ours. e27: block size 3 and the 6 rigid\n"
@@ -64,6 +64,11 @@ static const char help[] =
   "                         -pc_gamg_threshold, -pc_gamg_aggressive_coarsening, ...). No GraphBLAS, no GF/s:\n"
   "                         times and ratios against PETSc's fastest PtAP and its default; -api matmatmult\n"
   "                         (or matptap) times MatPtAP(MAT_INITIAL_MATRIX / MAT_REUSE_MATRIX) with -matptap_via\n"
+  "C = A P with PCGAMG's tentative prolongator (-product ap): the product of PCGAMG's prolongator smoothing\n"
+  "  -product ap            A as above (square), P = the finest level's interpolation of an untimed PCGAMG set-up\n"
+  "                         with -pc_gamg_agg_nsmooths 0 (unsmoothed: one entry a row with PCGAMG's constant\n"
+  "                         near-null space, 6 a row for e27's rigid body modes); C = A*P is timed as A*A is\n"
+  "                         (every AB algorithm, GraphBLAS, -api matmatmult)\n"
   "Do not pass -mat_product_algorithm (or, with -api matmatmult, -matmatmult_via or -matptap_via): the program\n"
   "sets them. " BENCH_HELP_REUSE_ANALYSIS
   "Exit code: nonzero if any result fails its check or any algorithm raises an error.\n";
@@ -279,7 +284,7 @@ void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s
   const char *api = !s.matmatmult ? "matproduct" : s.ptap ? "matptap" : "matmatmult";
   std::fprintf(fp, "{\n  \"program\": \"spgemm_bench\",\n  \"threads\": %d,\n  \"reps\": %" PetscInt_FMT ",\n  \"check_tol\": %s,\n", MaxThreads(), s.reps,
                JsonNumber(s.tol).c_str());
-  std::fprintf(fp, "  \"product_type\": %s,\n", JsonString(s.ptap ? "ptap" : "ab").c_str());
+  std::fprintf(fp, "  \"product_type\": %s,\n", JsonString(s.ptap ? "ptap" : s.tentative ? "ap" : "ab").c_str());
   std::fprintf(fp, "  \"api\": %s,\n", JsonString(api).c_str());
   std::string timed;
   if (s.ptap)
@@ -303,7 +308,7 @@ void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s
     const std::string flops = S.flops >= 0 ? std::to_string(static_cast<long long>(S.flops)) : "null";
     std::fprintf(fp, "    {\"name\": %s, \"product\": %s, \"rows\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT ", \"flops\": %s, \"nnz_c\": %" PetscInt64_FMT ", \"threads\": %d,\n",
                  JsonString(S.name).c_str(), JsonString(S.product).c_str(), S.rows, S.nnz, flops.c_str(), S.nnz_c, MaxThreads());
-    if (s.ptap)
+    if (s.ptap || s.tentative)
       std::fprintf(fp,
                    "     \"prolongator\": {\"made_by\": \"PCGAMG\", \"levels\": %" PetscInt_FMT ", \"rows\": %" PetscInt_FMT ", \"cols\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT
                    ", \"row_block_size\": %" PetscInt_FMT ", \"col_block_size\": %" PetscInt_FMT ", \"agg_nsmooths\": %" PetscInt_FMT ", \"near_null_space\": %s, \"setup_s\": %s},\n",
@@ -345,8 +350,8 @@ void WriteJson(std::FILE *fp, const std::vector<Summary> &all, const Settings &s
    smoothed aggregation with 1 smoothing step unless -pc_gamg_agg_nsmooths says otherwise), then a
    copy of the finest level's interpolation, so that P outlives the PC. xyz: node coordinates for
    rigid body modes (block size 3), or empty for PCGAMG's default near-null space (constant per
-   block). */
-PetscErrorCode GamgProlongator(Mat A, std::vector<PetscScalar> &xyz, Mat *P, Prolongator *info)
+   block). nsmooths: PCGAMG's prolongator smoothing steps, or -1 for its options' (default 1). */
+PetscErrorCode GamgProlongator(Mat A, std::vector<PetscScalar> &xyz, PetscInt nsmooths, Mat *P, Prolongator *info)
 {
   PC             pc;
   Mat            Pl;
@@ -378,6 +383,7 @@ PetscErrorCode GamgProlongator(Mat A, std::vector<PetscScalar> &xyz, Mat *P, Pro
   PetscCall(PCSetType(pc, PCGAMG));
   PetscCall(PCGAMGSetNSmooths(pc, 1)); /* PCGAMG's default, stated: smoothed aggregation */
   PetscCall(PCSetFromOptions(pc));
+  if (nsmooths >= 0) PetscCall(PCGAMGSetNSmooths(pc, nsmooths)); /* after the options: this one holds */
   PetscCall(PetscTime(&t0));
   PetscCall(PCSetUp(pc));
   PetscCall(PetscTime(&t1));
@@ -392,6 +398,7 @@ PetscErrorCode GamgProlongator(Mat A, std::vector<PetscScalar> &xyz, Mat *P, Pro
   }
   info->nsmooths = 1;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-pc_gamg_agg_nsmooths", &info->nsmooths, &set));
+  if (nsmooths >= 0) info->nsmooths = nsmooths;
   info->setup_s = t1 - t0;
   PetscCall(MatGetSize(*P, &info->rows, &info->cols));
   PetscCall(MatGetBlockSizes(*P, &info->rbs, &info->cbs));
@@ -409,15 +416,19 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
 
   PetscFunctionBegin;
   /* PCGAMG takes its block size from A: e27's 3 unknowns per node (the AB runs keep block size 1) */
-  PetscCall(BuildAndDescribe(p, s.ptap && p.gen == "e27" && p.file.empty() ? 3 : 1, &A, &M, S));
-  if (s.ptap) { /* C = P^T*A*P with PCGAMG's P for A */
+  PetscCall(BuildAndDescribe(p, (s.ptap || s.tentative) && p.gen == "e27" && p.file.empty() ? 3 : 1, &A, &M, S));
+  if (s.ptap || s.tentative) { /* C = P^T*A*P with PCGAMG's P for A, or C = A*P with its tentative P */
     std::vector<PetscScalar> xyz = NodeCoordinates(p);
-    PetscCheck(M.nrows == M.ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-product ptap: %s is %" PetscInt_FMT " x %" PetscInt_FMT ", not square", p.name.c_str(), M.nrows, M.ncols);
-    PetscCall(GamgProlongator(A, xyz, &B, &S->P));
-    S->product      = "P^T*A*P";
+    PetscCheck(M.nrows == M.ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-product %s: %s is %" PetscInt_FMT " x %" PetscInt_FMT ", not square", s.ptap ? "ptap" : "ap", p.name.c_str(), M.nrows, M.ncols);
+    PetscCall(GamgProlongator(A, xyz, s.tentative ? 0 : -1, &B, &S->P));
+    if (s.tentative) {
+      PetscCall(CsrFromMat(B, &MB));
+      S->product = "A*P (P: PCGAMG's tentative prolongator)";
+      S->flops   = Flops(M, MB);
+    } else S->product = "P^T*A*P";
     S->default_name = DefaultAlg(s);
     PetscCall(PetscPrintf(PETSC_COMM_SELF,
-                          "[%s] P: PCGAMG (smoothed aggregation, -pc_gamg_agg_nsmooths %" PetscInt_FMT ") set up on A in %.2f s (untimed, PETSc's own products), %" PetscInt_FMT
+                          "[%s] P: PCGAMG (aggregation, -pc_gamg_agg_nsmooths %" PetscInt_FMT ") set up on A in %.2f s (untimed, PETSc's own products), %" PetscInt_FMT
                           " levels; P = the finest level's interpolation (copied), %" PetscInt_FMT " x %" PetscInt_FMT ", nnz %" PetscInt64_FMT
                           ", block sizes %" PetscInt_FMT " x %" PetscInt_FMT "; near-null space: %s\n",
                           p.name.c_str(), S->P.nsmooths, S->P.setup_s, S->P.levels, S->P.rows, S->P.cols, S->P.nnz, S->P.rbs, S->P.cbs, S->P.near_null.c_str()));
@@ -509,10 +520,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-rounds", "Interleaved rounds of all algorithms; figures are medians (default 1, 3 for -sweep)", "", s.rounds, &s.rounds, &set));
   rounds_set = set;
   {
-    const char *products[] = {"ab", "ptap"};
+    const char *products[] = {"ab", "ptap", "ap"};
     PetscInt    product    = 0;
-    PetscCall(PetscOptionsEList("-product", "C = A*A, or C = P^T*A*P with PCGAMG's prolongator P", "", products, 2, products[0], &product, NULL));
-    s.ptap = product == 1;
+    PetscCall(PetscOptionsEList("-product", "C = A*A, C = P^T*A*P with PCGAMG's prolongator P, or C = A*P with its tentative P", "", products, 3, products[0], &product, NULL));
+    s.ptap      = product == 1;
+    s.tentative = product == 2;
   }
   {
     const char *apis[] = {"matproduct", "matmatmult", "matptap"};
@@ -582,10 +594,11 @@ int main(int argc, char **argv)
                           (double)s.tol));
   } else {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "spgemm_bench: C = A*A (A*A^T, A^T formed untimed, if A is not square); OpenMP threads (omp_get_max_threads) %d (PETSc's own algorithms are sequential); best of %" PetscInt_FMT "\n"
+                          "spgemm_bench: %s; OpenMP threads (omp_get_max_threads) %d (PETSc's own algorithms are sequential); best of %" PetscInt_FMT "\n"
                           "timed: %s\n"
                           "       graphblas = GrB_Matrix_new + GrB_mxm(PLUS_TIMES_FP64) + GrB_wait + GxB_Matrix_unpack_CSR (sorted CSR), A's import untimed.\n"
                           "check: pattern identical to and values within %.1e of each entry's scale (its entry of |A||B|; exact for integer operands) of PETSc's default, after one-shot, reuse, and reuse with A doubled.\n",
+                          s.tentative ? "C = A*P, P = PCGAMG's tentative prolongator for A (finest level, -pc_gamg_agg_nsmooths 0, made untimed)" : "C = A*A (A*A^T, A^T formed untimed, if A is not square)",
                           MaxThreads(), s.reps,
                           s.matmatmult ? "one-shot = MatMatMult(MAT_INITIAL_MATRIX) with -matmatmult_via ALG on a fresh C; reuse = MatMatMult(MAT_REUSE_MATRIX) after A is marked modified;"
                                        : "one-shot = MatProductCreate/SetType/SetAlgorithm/SetFromOptions + Symbolic + first Numeric on a fresh C; symbolic = MatProductSymbolic; reuse = MatProductNumeric after A is marked modified;",

@@ -1,6 +1,6 @@
 # The benchmark as a correctness check (it exits nonzero if any algorithm's result differs from
 # PETSc's default): the README's main job on its embedded default, the generated suite shrunk, a
-# shared real matrix, and the MatMatMult path where our symbolic phase also forms the values; the
+# shared real matrix, A times PCGAMG's tentative prolongator, and the MatMatMult path where our symbolic phase also forms the values; the
 # ordering study (ordering_study) and its chart; the batched BFS.
 # Labels: petsc, bench.
 if(TARGET spgemm_bench)
@@ -11,7 +11,10 @@ if(TARGET spgemm_bench)
     "shuffled_e27|-gen|e27|-n|8|-shuffle|7|-reps|1"
     # C = P^T A P with PCGAMG's own prolongator, through MatProduct and through MatPtAP()
     "ptap_suite_small|-product|ptap|-suite|-suite_scale|0.002|-reps|1"
-    "ptap_matptap_api|-product|ptap|-gen|e27|-n|8|-shuffle|7|-api|matptap|-reps|1")
+    "ptap_matptap_api|-product|ptap|-gen|e27|-n|8|-shuffle|7|-api|matptap|-reps|1"
+    # C = A P with PCGAMG's tentative prolongator (one entry a row; e27: six, rigid body modes)
+    "ap_p7|-product|ap|-gen|p7|-n|14|-reps|1"
+    "ap_e27_matmatmult_api|-product|ap|-gen|e27|-n|6|-api|matmatmult|-reps|1")
   foreach(c IN LISTS _bench_cases)
     string(REPLACE "|" ";" c "${c}")
     list(POP_FRONT c name)
