@@ -478,56 +478,6 @@ I merge_rows(const Unit<I, V> &u, const I *bptr, const I *bcol, const V *bval, I
   }
 }
 
-// Rows of C with few products (at most kInsertMaxWork: the lengths of the row's rows of B summed),
-// however long A's row: the products are written out, sorted by column (insertion, stable) and
-// the repeats of a column summed, with no map. PCGAMG's prolongator smoothing multiplies A by a
-// tentative prolongator of one entry per row (the node's aggregate): a 7-point row gives 7 products
-// in 3-4 columns, nearly in order. Measured (A*P, 7-point Poisson n = 50, 1 thread): MatMatMult
-// 16.0 -> 14.2 ms (PETSc's rowmerge 12.5); with rows of up to 16 products a road network's rows of
-// 5-6 entries (luxembourg_osm), whose products come in no order, went 4% slower.
-constexpr Count kInsertMaxWork = 8;
-
-// The union of B's rows u.cols[0..u.n) into out (ascending) and with Values the sums into vals, the
-// products of a column added in A's order from +0, as the map and the numeric phase add them
-// (bit-identical); returns its length. out and vals hold room for every product.
-template <bool Values, class I, class V>
-I insert_products(const Unit<I, V> &u, const I *bptr, const I *bcol, const V *bval, I *out, V *vals)
-{
-  I n = 0;
-  for (I t = 0; t < u.n; ++t) {
-    const I k = u.cols[t];
-    for (I q = bptr[k]; q < bptr[k + 1]; ++q, ++n) {
-      out[n] = bcol[q];
-      if (Values) vals[n] = u.values[t] * bval[q];
-    }
-  }
-  // Stable insertion sort by column: a column's products keep A's order (often in order already:
-  // A's columns ascend, and so do a prolongator's aggregates along them).
-  for (I r = 1; r < n; ++r) {
-    const I j = out[r];
-    V v{};
-    if (Values) v = vals[r];
-    I p = r;
-    for (; p > 0 && out[p - 1] > j; --p) {
-      out[p] = out[p - 1];
-      if (Values) vals[p] = vals[p - 1];
-    }
-    out[p] = j;
-    if (Values) vals[p] = v;
-  }
-  I m = 0;
-  for (I r = 0; r < n; ++m) {
-    const I j = out[r];
-    V sum{};
-    if (Values) sum = V(0) + vals[r];
-    for (++r; r < n && out[r] == j; ++r)
-      if (Values) sum += vals[r];
-    out[m] = j;
-    if (Values) vals[m] = sum;
-  }
-  return m;
-}
-
 // The symbolic phase of one unit: its rows' columns (sorted) appended to `out`, with their values
 // when WithValues (fused symbolic+numeric: a one-shot product then needs no separate numeric
 // pass). repeats: B's repeated rows (nullable; repeated_rows). out_cols (nullptr: none) relabels B's columns to C's before they are sorted (reordered
@@ -539,12 +489,9 @@ void symbolic_unit(const Unit<I, V> &u, Count work, const CsrView<I, V> &B, cons
 {
   const I *const __restrict bptr = B.rowptr;
   const I *const __restrict bcol = B.colidx;
-  const bool merged = u.n <= kMergeMaxRows;
-  if (RowWise && !out_cols && (merged || (work <= kInsertMaxWork && work < B.ncols))) { // (work not cut to B.ncols: the products fit)
+  if (RowWise && !out_cols && u.n <= kMergeMaxRows) {
     for (I t = 0; t < u.n; ++t) prefetch_row(u.cols + t + kPrefetchAhead, u.cols_end, bptr, bcol, b_values);
-    I *const cols = out.cols + out.size;
-    V *const vals = WithValues ? out.vals.get() + out.size : nullptr;
-    const I count = merged ? merge_rows<WithValues>(u, bptr, bcol, b_values, cols, vals) : insert_products<WithValues>(u, bptr, bcol, b_values, cols, vals);
+    const I count = merge_rows<WithValues>(u, bptr, bcol, b_values, out.cols + out.size, WithValues ? out.vals.get() + out.size : nullptr);
     row_count[u.rows[0]] = count;
     if (row_start) row_start[u.rows[0]] = out.size;
     out.size += count;

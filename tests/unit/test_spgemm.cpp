@@ -437,18 +437,16 @@ std::int64_t shiftable_rows(const Dense2 &A, const Dense2 &B)
 }
 } // namespace
 
-TEMPLATE_TEST_CASE("rows of few products (A times a tentative prolongator): put in order without a map, the reference's bits", "[spgemm][reuse][threads]",
+TEMPLATE_TEST_CASE("A times a tentative prolongator: runs of its repeated rows only where its rows are long, the reference's bits", "[spgemm][reuse][threads]",
                    std::int32_t, std::int64_t)
 {
   // PCGAMG's prolongator smoothing: A (a 5-point stencil, rows of 3-5 entries) times a tentative
-  // prolongator P of one entry a row (each grid node's aggregate: 2 x 2 nodes), so interior rows
-  // of A give 5 products in 2-4 columns, which the symbolic phase sorts and sums in place
-  // (src/spgemm_kernel.hpp, kInsertMaxWork). Aggregates numbered along the grid (products nearly in
-  // order) and shuffled (in no order); a few values -0 (a lone -0 product gives +0, as from +0);
-  // P's rows widened to 2 entries (10 products: the map) and to 6 (30: the map, with runs of P's
-  // repeated rows, which rows of 1 entry do not repay: runs_pay). Values bit for bit against the
-  // reference (each entry summed over A's columns in order from +0), one-shot and after a symbolic
-  // phase then the numeric one, and after the values change; both accumulators, 1, 2 and 4 threads.
+  // prolongator P of one entry a row (each grid node's aggregate: 2 x 2 nodes), whose rows repeat
+  // the row before along the grid: runs that rows of 1 or 2 entries do not repay (src/spgemm_kernel.hpp,
+  // runs_pay), rows of 6 do. Aggregates numbered along the grid and shuffled; a few values -0 (a
+  // lone -0 product gives +0, as from +0). Values bit for bit against the reference (each entry
+  // summed over A's columns in order from +0), one-shot and after a symbolic phase then the numeric
+  // one, and after the values change; both accumulators, 1, 2 and 4 threads.
   using I = TestType;
   const std::int64_t nx = 29, ny = 21;
   const Dense2 A = grid_5point(nx, ny, 501);
