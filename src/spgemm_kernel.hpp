@@ -88,13 +88,14 @@ constexpr double kMinRepeatedShare = 0.125;
 constexpr Count kRepeatSampleRows = 4096;
 // And runs pay only on long rows of B: a run saves loading its rows of B again (their length each)
 // and costs, per entry of A, the look for it and a dispatch on its length, mispredicted where runs
-// vary. Measured with PCGAMG's tentative prolongators (A*P, 1 thread): a 7-point Poisson's, one
-// entry a row (its aggregate) and runs of the aggregates' sizes, reuse 1.4x slower with runs, and
-// still slower with its rows widened to 2-4 entries; elasticity's, 6 entries (the rigid body
-// modes) in runs of 3, 1.25x faster with them. So B's rows must hold kMinRunRowLength on average.
+// vary. Measured with PCGAMG's tentative prolongators (1 thread): a 7-point Poisson's, one entry a
+// row (its aggregate) and runs of the aggregates' sizes: A*P reuse 1.4x slower with runs, and
+// still slower with its rows widened to 2-4 entries; P^T A P (fused, -pc_gamg_agg_nsmooths 0)
+// 1.2x slower. Elasticity's, 6 entries (the rigid body modes) in runs of 3: A*P 1.25x faster with
+// them. So B's (P's) rows must hold kMinRunRowLength entries on average (CsrView or PiecedView).
 constexpr Count kMinRunRowLength = 5;
-template <class I, class V>
-bool runs_pay(const CsrView<I, V> &B)
+template <class M>
+bool runs_pay(const M &B)
 {
   return B.nnz() >= kMinRunRowLength * static_cast<Count>(B.nrows);
 }

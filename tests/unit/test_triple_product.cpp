@@ -114,6 +114,8 @@ TEST_CASE("fused PtAP on node-block operands (runs of P's repeated rows): the st
   // reference bit for bit in test_spgemm.cpp. C's rows: short (walked whole) with few coarse nodes,
   // long (searched, past kSearchedRowLength) with many. A: rows of a node alike (formed in one pass),
   // or with holes and an empty row inside a node (each row of the run formed alone, a zero one).
+  // P's rows hold 5 entries or more on average (runs_pay), and a P of one entry a row (a tentative
+  // prolongator: the same aggregate for a node's rows) is taken row by row, to the same bits.
   for (std::int64_t coarse_nodes : {6, 60})
   for (double holes : {0.0, 0.1}) {
     INFO(coarse_nodes << " coarse nodes, holes in A " << holes);
@@ -124,17 +126,24 @@ TEST_CASE("fused PtAP on node-block operands (runs of P's repeated rows): the st
       for (std::int64_t j = 0; j < Ad.ncols; ++j) Ad.entries.erase({fine[node] + 1, j}); // the middle row of a node of 3 or more
     }
     const Csr A = pctest::to_csr<I>(Ad);
-    const Csr P = pctest::to_csr<I>(pctest::node_block_matrix(fine, coarse, 0.3, 0.0, 404));
-    const Csr A2 = revalue(A, 2.0), P2 = revalue(P, 0.5);
-    const Result stored = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Stored, 1);
-    for (int threads : {1, 2, 4}) {
-      INFO(threads << " threads");
-      const Result fused = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Fused, threads);
-      REQUIRE(fused.steps.back().fused_triple);
-      REQUIRE(fused.steps.back().spgemm.repeated_rows > 0); // (the stored chain's A*P takes runs only where P's rows are long: runs_pay)
-      CHECK(pctest::same_bits(fused.colidx, stored.colidx));
-      CHECK(pctest::same_bits(fused.values, stored.values));
-      CHECK(pctest::same_bits(fused.renumeric, stored.renumeric));
+    Dense2 Pd = pctest::node_block_matrix(fine, coarse, coarse_nodes < 20 ? 0.6 : 0.3, 0.0, 404), Ptent{Pd.nrows, Pd.ncols, {}};
+    for (std::size_t f = 0; f + 1 < fine.size(); ++f) // fine node f's rows: one entry, in the column of coarse node f mod the count
+      for (std::int64_t i = fine[f]; i < fine[f + 1]; ++i) Ptent.entries[{i, coarse[f % (coarse.size() - 1)]}] = 0.5 + 0.01 * static_cast<double>(i % 7);
+    for (const bool tentative : {false, true}) {
+      INFO((tentative ? "P of one entry a row" : "P of node blocks"));
+      const Csr P = pctest::to_csr<I>(tentative ? Ptent : Pd);
+      REQUIRE((P.nnz() >= 5 * static_cast<Count>(P.nrows)) == !tentative); // the premise: runs_pay's 5 entries a row on average
+      const Csr A2 = revalue(A, 2.0), P2 = revalue(P, 0.5);
+      const Result stored = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Stored, 1);
+      for (int threads : {1, 2, 4}) {
+        INFO(threads << " threads");
+        const Result fused = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Fused, threads);
+        REQUIRE(fused.steps.back().fused_triple);
+        CHECK((fused.steps.back().spgemm.repeated_rows > 0) == !tentative);
+        CHECK(pctest::same_bits(fused.colidx, stored.colidx));
+        CHECK(pctest::same_bits(fused.values, stored.values));
+        CHECK(pctest::same_bits(fused.renumeric, stored.renumeric));
+      }
     }
   }
 }
