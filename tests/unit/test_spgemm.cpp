@@ -102,6 +102,31 @@ Product<I> run(const CsrView<I, double> &A, const CsrView<I, double> &B, const S
   return P;
 }
 
+// C = A*B with options o, three ways, each checked bit for bit against the reference C (the
+// reference sums each entry over A's columns in order from +0): one-shot with the values formed by
+// the symbolic phase, a symbolic phase then the numeric one, and that plan's numeric phase on new
+// values A2, B2 (reference C2). Returns the one-shot plan's stats.
+template <class I>
+SpgemmStats check_bits_three_ways(const CsrMatrix<I, double> &A, const CsrMatrix<I, double> &B, const CsrMatrix<I, double> &A2, const CsrMatrix<I, double> &B2,
+                                  const CsrMatrix<I, double> &C, const CsrMatrix<I, double> &C2, const SpgemmOptions &o)
+{
+  std::vector<I> fi, fj;
+  std::vector<double> fv;
+  SpgemmPlan<I, double> fused;
+  REQUIRE_NOTHROW(fused = SpgemmPlan<I, double>::symbolic(A.view(), B.view(), o, fi, fj, &fv));
+  REQUIRE((fi == C.rowptr && fj == C.colidx));
+  CHECK(pctest::same_bits(fv, C.values));
+  SpgemmPlan<I, double> plan;
+  Product<I> P;
+  REQUIRE_NOTHROW(P = run<I>(A.view(), B.view(), o, &plan));
+  REQUIRE((P.rowptr == C.rowptr && P.colidx == C.colidx));
+  CHECK(pctest::same_bits(P.values, C.values));
+  const CsrView<I, double> Cv{A.nrows, B.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
+  std::fill(P.values.begin(), P.values.end(), -777.0);
+  REQUIRE_NOTHROW(plan.numeric(A2.view(), B2.view(), Cv, P.values.data()));
+  CHECK(pctest::same_bits(P.values, C2.values));
+  return fused.stats();
+}
 } // namespace
 
 TEMPLATE_TEST_CASE("every kernel configuration matches the reference product", "[spgemm]", std::int32_t,
@@ -360,22 +385,7 @@ TEMPLATE_TEST_CASE("runs of B's repeated rows: every kernel adds them in row ord
         SpgemmOptions o = base;
         o.num_threads = threads;
         INFO(cs.name << "; " << describe(o));
-        std::vector<I> fi, fj;
-        std::vector<double> fv;
-        SpgemmPlan<I, double> fused;
-        REQUIRE_NOTHROW(fused = SpgemmPlan<I, double>::symbolic(A.view(), B.view(), o, fi, fj, &fv));
-        CHECK(fused.stats().repeated_rows > 0);
-        REQUIRE((fi == C.rowptr && fj == C.colidx));
-        CHECK(pctest::same_bits(fv, C.values));
-        SpgemmPlan<I, double> plan;
-        Product<I> P;
-        REQUIRE_NOTHROW(P = run<I>(A.view(), B.view(), o, &plan));
-        REQUIRE((P.rowptr == C.rowptr && P.colidx == C.colidx));
-        CHECK(pctest::same_bits(P.values, C.values));
-        const CsrView<I, double> Cv{A.nrows, B.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
-        std::fill(P.values.begin(), P.values.end(), -777.0);
-        REQUIRE_NOTHROW(plan.numeric(A2.view(), B2.view(), Cv, P.values.data()));
-        CHECK(pctest::same_bits(P.values, C2.values));
+        CHECK(check_bits_three_ways<I>(A, B, A2, B2, C, C2, o).repeated_rows > 0);
       }
   }
   // A stray repeat (one row of 6000) does not pay for looking for runs (kMinRepeatedShare): none
@@ -482,22 +492,7 @@ TEMPLATE_TEST_CASE("A times a tentative prolongator: runs of its repeated rows o
         o.accumulator = acc;
         o.num_threads = threads;
         INFO(cs.name << "; " << describe(o));
-        std::vector<I> fi, fj;
-        std::vector<double> fv;
-        SpgemmPlan<I, double> fused;
-        REQUIRE_NOTHROW(fused = SpgemmPlan<I, double>::symbolic(Ac.view(), Pc.view(), o, fi, fj, &fv));
-        REQUIRE((fi == C.rowptr && fj == C.colidx));
-        CHECK(pctest::same_bits(fv, C.values));
-        CHECK((fused.stats().repeated_rows > 0) == cs.runs);
-        SpgemmPlan<I, double> plan;
-        Product<I> P;
-        REQUIRE_NOTHROW(P = run<I>(Ac.view(), Pc.view(), o, &plan));
-        REQUIRE((P.rowptr == C.rowptr && P.colidx == C.colidx));
-        CHECK(pctest::same_bits(P.values, C.values));
-        const CsrView<I, double> Cv{Ac.nrows, Pc.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
-        std::fill(P.values.begin(), P.values.end(), -777.0);
-        REQUIRE_NOTHROW(plan.numeric(A2.view(), P2.view(), Cv, P.values.data()));
-        CHECK(pctest::same_bits(P.values, C2.values));
+        CHECK((check_bits_three_ways<I>(Ac, Pc, A2, P2, C, C2, o).repeated_rows > 0) == cs.runs);
       }
   }
 }
