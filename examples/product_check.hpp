@@ -150,7 +150,7 @@ inline std::string Text(PetscReal v)
 /* PETSc's algorithm for the reference products: its default, except for MPIAIJ A^T*B, where its
    default (one pass over A's rows, sending the products to their owners) takes seconds on a matrix
    with dense rows (rajat01 on 2 ranks: 14 s against 10 s for the whole test with the explicit
-   transpose), so the reference is PETSc's own "at*b" (A^T formed, then A^T*B). */
+   transpose), so the reference is PETSc's own "at*b" (A^T formed, then (A^T)*B). */
 inline const char *ReferenceProductAlgorithm(MatProductType type, Mat X)
 {
   PetscBool mpi = PETSC_FALSE;

@@ -555,7 +555,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
 
   // Steps 3 to 5.
   st.dense_limited = opts.accumulator == Accumulator::Dense && !DenseColumnMap<I>::supports(B.ncols);
-  im.b_repeats = runs_pay(Bw) ? repeated_rows(Bw, threads_for(B.nnz())) : std::vector<std::uint8_t>{};
+  im.b_repeats = run_rows(Bw, threads_for(B.nnz()));
   st.repeated_rows = std::count(im.b_repeats.begin(), im.b_repeats.end(), std::uint8_t(1));
   // Rows of C shifting the row before (shifted_rows): only the pattern-only row-wise kernel copies
   // them, and only rows of A longer than the merge takes (kMergeMaxRows): a road network's rows of 2-3

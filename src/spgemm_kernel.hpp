@@ -92,13 +92,8 @@ constexpr Count kRepeatSampleRows = 4096;
 // row (its aggregate) and runs of the aggregates' sizes: A*P reuse 1.4x slower with runs, and
 // still slower with its rows widened to 2-4 entries; P^T A P (fused, -pc_gamg_agg_nsmooths 0)
 // 1.2x slower. Elasticity's, 6 entries (the rigid body modes) in runs of 3: A*P 1.25x faster with
-// them. So B's (P's) rows must hold kMinRunRowLength entries on average (CsrView or PiecedView).
+// them. So B's (P's) rows must hold kMinRunRowLength entries on average (run_rows, below).
 constexpr Count kMinRunRowLength = 5;
-template <class M>
-bool runs_pay(const M &B)
-{
-  return B.nnz() >= kMinRunRowLength * static_cast<Count>(B.nrows);
-}
 template <class I, class V>
 inline bool repeats_row_before(const CsrView<I, V> &B, I k)
 {
@@ -193,6 +188,14 @@ template <class M>
 std::vector<std::uint8_t> repeated_rows(const M &B, int nt)
 {
   return rows_like_before(B, nt, [](const M &m, auto k) { return repeats_row_before(m, k); });
+}
+// The rows of B (CsrView or PiecedView) the kernels take in runs: its repeated rows where its rows
+// are long enough for runs to pay (kMinRunRowLength on average), else none.
+template <class M>
+std::vector<std::uint8_t> run_rows(const M &B, int nt)
+{
+  if (B.nnz() < kMinRunRowLength * static_cast<Count>(B.nrows)) return {};
+  return repeated_rows(B, nt);
 }
 
 // Rows that shift the row before them: on a structured grid numbered naturally (PETSc's DMDA), a

@@ -339,8 +339,8 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   c_rowptr.assign(static_cast<std::size_t>(m) + 1, I(0));
   // Rows of A and of P repeating the row before them (block matrices): their patterns were just
   // added to the union, so they are skipped (exact: a union). P's only where its rows are long
-  // enough for the numeric phase's runs to pay (spgemm_kernel.hpp, runs_pay).
-  plan.p_repeats_ = runs_pay(P) ? detail::repeated_rows(P, nt) : std::vector<std::uint8_t>{};
+  // enough for the numeric phase's runs to pay (spgemm_kernel.hpp, run_rows).
+  plan.p_repeats_ = detail::run_rows(P, nt);
   plan.a_repeats_ = detail::repeated_rows(A, nt);
   const std::uint8_t *const a_rep = plan.a_repeats_.empty() ? nullptr : plan.a_repeats_.data();
   const std::uint8_t *const p_rep = plan.p_repeats_.empty() ? nullptr : plan.p_repeats_.data();

@@ -1,7 +1,8 @@
 # The benchmark as a correctness check (it exits nonzero if any algorithm's result differs from
 # PETSc's default): the README's main job on its embedded default, the generated suite shrunk, a
-# shared real matrix, A times PCGAMG's tentative prolongator, and the MatMatMult path where our symbolic phase also forms the values; the
-# ordering study (ordering_study) and its chart; the batched BFS.
+# shared real matrix, A times PCGAMG's tentative prolongator, and the MatMatMult path where our
+# symbolic phase also forms the values; the ordering study (ordering_study) and its chart; the
+# batched BFS.
 # Labels: petsc, bench.
 if(TARGET spgemm_bench)
   set(_bench_cases

@@ -453,7 +453,7 @@ TEMPLATE_TEST_CASE("A times a tentative prolongator: runs of its repeated rows o
   // PCGAMG's prolongator smoothing: A (a 5-point stencil, rows of 3-5 entries) times a tentative
   // prolongator P of one entry a row (each grid node's aggregate: 2 x 2 nodes), whose rows repeat
   // the row before along the grid: runs that rows of 1 or 2 entries do not repay (src/spgemm_kernel.hpp,
-  // runs_pay), rows of 6 do. Aggregates numbered along the grid and shuffled; a few values -0 (a
+  // run_rows), rows of 6 do. Aggregates numbered along the grid and shuffled; a few values -0 (a
   // lone -0 product gives +0, as from +0). Values bit for bit against the reference (each entry
   // summed over A's columns in order from +0), one-shot and after a symbolic phase then the numeric
   // one, and after the values change; both accumulators, 1, 2 and 4 threads.

@@ -114,7 +114,7 @@ TEST_CASE("fused PtAP on node-block operands (runs of P's repeated rows): the st
   // reference bit for bit in test_spgemm.cpp. C's rows: short (walked whole) with few coarse nodes,
   // long (searched, past kSearchedRowLength) with many. A: rows of a node alike (formed in one pass),
   // or with holes and an empty row inside a node (each row of the run formed alone, a zero one).
-  // P's rows hold 5 entries or more on average (runs_pay), and a P of one entry a row (a tentative
+  // P's rows hold 5 entries or more on average (run_rows), and a P of one entry a row (a tentative
   // prolongator: the same aggregate for a node's rows) is taken row by row, to the same bits.
   for (std::int64_t coarse_nodes : {6, 60})
   for (double holes : {0.0, 0.1}) {
@@ -132,7 +132,7 @@ TEST_CASE("fused PtAP on node-block operands (runs of P's repeated rows): the st
     for (const bool tentative : {false, true}) {
       INFO((tentative ? "P of one entry a row" : "P of node blocks"));
       const Csr P = pctest::to_csr<I>(tentative ? Ptent : Pd);
-      REQUIRE((P.nnz() >= 5 * static_cast<Count>(P.nrows)) == !tentative); // the premise: runs_pay's 5 entries a row on average
+      REQUIRE((P.nnz() >= 5 * static_cast<Count>(P.nrows)) == !tentative); // the premise: run_rows' 5 entries a row on average
       const Csr A2 = revalue(A, 2.0), P2 = revalue(P, 0.5);
       const Result stored = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Stored, 1);
       for (int threads : {1, 2, 4}) {
