@@ -280,8 +280,10 @@ Case decode(Bytes &in)
     if (bad_topk) c.bad.push_back("hierarchical_topk");
   }
 
-  const std::uint8_t r = in.next() % 16;
-  o.reorder = r < std::size(kOrderings) ? kOrderings[r] : OrderingType::Natural;
+  const std::uint8_t r = in.next();
+  o.reorder = r % 16 < std::size(kOrderings) ? kOrderings[r % 16] : OrderingType::Natural;
+  static_assert(std::size(kTripleFormNames) == 4, "two bits pick the triple form");
+  o.triple = static_cast<TripleForm>((r >> 4) & 3); // fused (either order, or the choice) or stored
   const std::uint8_t oo = in.next();
   o.ordering.seed = oo & 15;
   o.ordering.gray_bits = 1 + (oo & 15) * 4;
@@ -517,7 +519,7 @@ void run(Case &c)
   // The fused triple product (PtAP, RARt: SpgemmOptions::triple) counts its own work, and has no
   // SpGEMM step with A on the left (no a_analysis()).
   const bool fused = plan->steps().back().fused_triple;
-  const Count flops = fused ? pctest::reference_fused_flops(c.type, dense_ops) : pctest::reference_chain_flops(c.type, dense_ops);
+  const Count flops = fused ? pctest::reference_fused_flops(c.type, dense_ops, plan->steps().back().by_rows_of_c) : pctest::reference_chain_flops(c.type, dense_ops);
   if (plan->flops() != flops) fail(c, "flops() = " + std::to_string(plan->flops()) + ", the chain's multiply-adds are " + std::to_string(flops));
 
   // Fused symbolic with A's analysis (ordering, clusters) taken from the first plan.

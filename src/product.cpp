@@ -94,7 +94,7 @@ void validate_pieced(const PiecedView<I, V> &M, const char *name)
 bool fused_triple(ProductType t, const SpgemmOptions &o)
 {
   const bool rowwise_ok = o.kernel == Kernel::Rowwise || o.scheme == ClusterScheme::Auto;
-  return (t == ProductType::PtAP || t == ProductType::RARt) && o.triple == TripleForm::Fused && rowwise_ok && o.reorder == OrderingType::Natural;
+  return (t == ProductType::PtAP || t == ProductType::RARt) && o.triple != TripleForm::Stored && rowwise_ok && o.reorder == OrderingType::Natural;
 }
 
 template <class I, class V>
@@ -167,7 +167,7 @@ struct ProductPlan<I, V>::Impl {
   void triple_symbolic(Step &step, const detail::TripleOperands<I, V, M> &t, std::vector<I> &c_rowptr, std::vector<I> &c_colidx)
   {
     const auto t1 = std::chrono::steady_clock::now();
-    step.triple = detail::FusedTripleProduct<I, V>::symbolic(t, c_rowptr, c_colidx);
+    step.triple = detail::FusedTripleProduct<I, V>::symbolic(t, options.triple, c_rowptr, c_colidx);
     const I m = static_cast<I>(c_rowptr.size() - 1);
     if (options.include_diagonal) insert_missing_diagonal(m, c_rowptr, c_colidx, static_cast<std::vector<V> *>(nullptr));
 #ifdef PCLUSTER_FAULT_INJECTION
@@ -403,6 +403,7 @@ std::vector<ProductStep> ProductPlan<I, V>::steps() const
     if (step.spec.kind == StepKind::Triple) {
       s.spgemm = step.triple_stats;
       s.fused_triple = true;
+      s.by_rows_of_c = step.triple.by_rows_of_c();
     }
     out.push_back(std::move(s));
   }

@@ -10,11 +10,14 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <numeric>
 #include <string>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
+
+#include <unistd.h>
 
 namespace pcluster::detail {
 
@@ -25,6 +28,14 @@ namespace {
 // searching every row made a 7-point Poisson product (rows of C of ~33) 1.6x slower, and a 3D
 // elasticity one (rows of ~140, 6 rigid-body modes) 1.4x faster.
 constexpr std::ptrdiff_t kSearchedRowLength = 64;
+// Numeric phase by rows of C: P^T is made in blocks of at most 1/kPtBlockParts of P's entries per
+// thread (at least kMinPtBlock): so at most kPtBlockParts passes over (the rows that reach a block
+// of) P. Measured with a row of P^T A sized by its multiply-adds, a quarter took one PtAP's peak to
+// 1.8x PETSc's scalable on elasticity (e27 n=20, 1 thread), a sixteenth to 1.3x; with that row
+// capped at A's columns (as below), a sixteenth to 0.93x, and an MPIAIJ rank's (p7 n=80, 2 ranks)
+// to 1.16-1.18x allatonce's, rows of A 1.13-1.15x.
+constexpr Count kPtBlockParts = 16;
+constexpr Count kMinPtBlock = 4096;
 
 // m-wide marks: column c is marked in the current set iff stamp[c] == now.
 class Stamps {
@@ -313,11 +324,133 @@ void merge_run(const M &A, const M &P, const std::uint8_t *a_rep, I k, int r, I 
   });
 }
 
+// Which order the numeric phase takes (triple_product.hpp). Both read the operand they fetch at random
+// as often: rows of A fetch P's rows nnz(A) times, rows of C fetch A's rows nnz(P) times, the same
+// bytes; rows of C do fewer multiply-adds, those of Pt*A and of (Pt*A)*P (rows_of_c), against A*P's
+// and a row of C per entry of P (rows_of_a), but also make P^T's blocks and use two accumulators.
+// With "the cache" half the last-level cache (the other half holds C's rows and the streamed
+// operand; from sysconf, 32 MiB when it does not say) and the window the span of the rows of A that
+// a (median) row of P^T reaches:
+//  - window beyond the cache (A's rows come from memory by rows of C) and P within it: rows of A
+//    (shuffled 27-point, 1 thread, reuse: 0.94x PETSc's fastest by rows of A, 0.71x by rows of C);
+//  - window beyond the cache and P beyond the whole last-level cache: rows of C (shuffled 7-point
+//    and geometric graph, 43-46 MB of P: 0.94 against 0.57x, 0.86 against 0.70x);
+//  - otherwise the multiply-adds decide: rows of C where rows_of_a >= kRowsOfCMinGain * rows_of_c
+//    (measured: geometric graphs at 1.4, one numbered in space and one at random with 23 MB of P,
+//    0.93 against 0.67x and 0.56 against 0.36-0.42x by rows of A; R-MAT at 1.61, 1.07 against
+//    1.33x; shuffled elasticity at 2.4 with 24 MB of P, 0.89 against 1.32x; 27-point at 2.0 and
+//    7-point at 3.0 also faster by rows of C).
+constexpr double kRowsOfCMinGain = 1.5;
+inline double numeric_cache_bytes()
+{
+  static const double bytes = [] {
+    long l3 = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+    return 0.5 * static_cast<double>(l3 > 0 ? l3 : 32L << 20);
+  }();
+  return bytes;
+}
+template <class I, class V, class M>
+bool numeric_by_rows_of_c(const M &A, const M &P, const CsrView<I, V> &Pt, Count rows_of_a, Count rows_of_c)
+{
+  std::vector<I> span; // per nonempty row of P^T: the rows of A it reaches lie in a window this long
+  span.reserve(static_cast<std::size_t>(Pt.nrows));
+  for (I i = 0; i < Pt.nrows; ++i)
+    if (Pt.rowptr[i + 1] > Pt.rowptr[i]) span.push_back(Pt.colidx[Pt.rowptr[i + 1] - 1] - Pt.colidx[Pt.rowptr[i]] + 1);
+  if (span.empty()) return true;
+  std::nth_element(span.begin(), span.begin() + static_cast<std::ptrdiff_t>(span.size() / 2), span.end());
+  constexpr double entry = sizeof(I) + sizeof(V);
+  const double a_row = entry * static_cast<double>(A.nnz()) / std::max<double>(A.nrows, 1) + sizeof(I);
+  const double p_bytes = entry * static_cast<double>(P.nnz()) + sizeof(I) * static_cast<double>(P.nrows);
+  const double cache = numeric_cache_bytes();
+  const bool wide = static_cast<double>(span[span.size() / 2]) * a_row > cache;
+  if (wide && p_bytes <= cache) return false;
+  if (wide && p_bytes > 2 * cache) return true;
+  return static_cast<double>(rows_of_a) >= kRowsOfCMinGain * static_cast<double>(rows_of_c);
+}
+
+// Numeric phase, by rows of C: a thread's rows [c0, c1) of P^T with values, a block of rows at a
+// time (the numeric phase keeps no P^T between calls, and never holds it whole). One pass over P
+// counts each row's entries and the range of P's rows that reach it; a block then takes rows while
+// their entries fit the budget, and one pass over the rows of P that reach them fills it.
+template <class I, class V, class M>
+class PtBlocks {
+ public:
+  PtBlocks(const M &P, I c0, I c1, Count budget)
+      : P_(P), c0_(c0), c1_(c1), budget_(std::max<Count>(budget, 1)), count_(static_cast<std::size_t>(c1 - c0), 0),
+        first_(static_cast<std::size_t>(c1 - c0), P.nrows), last_(static_cast<std::size_t>(c1 - c0), -1), b1_(c0)
+  {
+    for (I k = 0; k < P.nrows; ++k)
+      for_each_entry(P, k, [&](I i, V) {
+        if (i < c0 || i >= c1) return;
+        const std::size_t r = static_cast<std::size_t>(i - c0);
+        ++count_[r];
+        first_[r] = std::min(first_[r], k);
+        last_[r] = k;
+      });
+  }
+  // The next block of rows, [b0(), b1()), after the last one; false past c1.
+  bool next()
+  {
+    b0_ = b1_;
+    if (b0_ >= c1_) return false;
+    Count entries = 0;
+    I lo = P_.nrows, hi = -1;
+    b1_ = b0_;
+    do {
+      const std::size_t r = static_cast<std::size_t>(b1_ - c0_);
+      entries += count_[r];
+      if (count_[r] > 0) {
+        lo = std::min(lo, first_[r]);
+        hi = std::max(hi, last_[r]);
+      }
+      ++b1_;
+    } while (b1_ < c1_ && entries + count_[static_cast<std::size_t>(b1_ - c0_)] <= budget_);
+    ptr_.assign(static_cast<std::size_t>(b1_ - b0_) + 1, I(0));
+    for (I i = b0_; i < b1_; ++i) ptr_[static_cast<std::size_t>(i - b0_) + 1] = ptr_[static_cast<std::size_t>(i - b0_)] + count_[static_cast<std::size_t>(i - c0_)];
+    k_.resize(static_cast<std::size_t>(entries));
+    v_.resize(static_cast<std::size_t>(entries));
+    next_.assign(ptr_.begin(), ptr_.end() - 1);
+    for (I k = lo; k <= hi; ++k)
+      for_each_entry(P_, k, [&](I i, V p) {
+        if (i < b0_ || i >= b1_) return;
+        const I at = next_[static_cast<std::size_t>(i - b0_)]++;
+        k_[static_cast<std::size_t>(at)] = k;
+        v_[static_cast<std::size_t>(at)] = p;
+      });
+    return true;
+  }
+  I b0() const { return b0_; }
+  I b1() const { return b1_; }
+  // Row i of P^T (b0 <= i < b1): its columns k (increasing) and values, and where the block's end.
+  const I *cols(I i) const { return k_.data() + ptr_[static_cast<std::size_t>(i - b0_)]; }
+  const V *values(I i) const { return v_.data() + ptr_[static_cast<std::size_t>(i - b0_)]; }
+  I length(I i) const { return ptr_[static_cast<std::size_t>(i - b0_) + 1] - ptr_[static_cast<std::size_t>(i - b0_)]; }
+  const I *cols_end() const { return k_.data() + k_.size(); }
+  std::size_t bytes() const
+  {
+    return (count_.capacity() + first_.capacity() + last_.capacity() + ptr_.capacity() + next_.capacity() + k_.capacity()) * sizeof(I) +
+           v_.capacity() * sizeof(V);
+  }
+
+ private:
+  const M &P_;
+  I c0_, c1_;
+  Count budget_;
+  std::vector<I> count_, first_, last_; // per row of the thread's: entries, first and last row of P holding it
+  I b1_, b0_ = 0;
+  std::vector<I> ptr_, next_, k_;
+  std::vector<V> v_;
+};
+
 } // namespace
 
 template <class I, class V>
 template <class M>
-FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, M> &given, std::vector<I> &c_rowptr, std::vector<I> &c_colidx)
+FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, M> &given, TripleForm form, std::vector<I> &c_rowptr,
+                                                            std::vector<I> &c_colidx)
 {
   TripleOperands<I, V, M> ops = given;
   CsrMatrix<I, V> pt; // P^T's pattern, for this phase only
@@ -345,7 +478,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   const std::uint8_t *const a_rep = plan.a_repeats_.empty() ? nullptr : plan.a_repeats_.data();
   const std::uint8_t *const p_rep = plan.p_repeats_.empty() ? nullptr : plan.p_repeats_.data();
   std::vector<Staging<I>> cols(static_cast<std::size_t>(nt)); // each thread's rows of C, in order
-  std::vector<Count> bytes(static_cast<std::size_t>(nt), 0), merged(static_cast<std::size_t>(nt), 0);
+  std::vector<Count> bytes(static_cast<std::size_t>(nt), 0), merged(static_cast<std::size_t>(nt), 0), rows_of_c_flops(static_cast<std::size_t>(nt), 0);
   RegionErrors errors;
 #pragma omp parallel num_threads(nt)
   errors.guard([&] {
@@ -388,11 +521,20 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
       out.append(row);
       c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(row.size());
       merged[t] += static_cast<Count>(Pt.rowptr[i + 1] - Pt.rowptr[i]) * static_cast<Count>(row.size());
+      rows_of_c_flops[t] += bound; // (Pt A)(i,:)'s multiply-adds
+      for (I e = 0; e < len; ++e) rows_of_c_flops[t] += P.row_length(w[e]); // (Pt A)(i,:) P's
       checked_index<I>(out.size(), "nnz(C) of the triple product"); // stop at once past the index type
     }
     bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + row.capacity()) * sizeof(I) + out.bytes());
   });
   errors.rethrow();
+  // The numeric phase's multiply-adds in each order, and the order (numeric_by_rows_of_c)
+  Count rows_of_a = std::accumulate(merged.begin(), merged.end(), Count(0)); // into C's rows
+  for (I k = 0; k < P.nrows; ++k)
+    if (P.row_length(k) > 0) rows_of_a += ap_row_flops(ops, k);
+  const Count rows_of_c = std::accumulate(rows_of_c_flops.begin(), rows_of_c_flops.end(), Count(0));
+  plan.by_rows_of_c_ = form == TripleForm::Fused ? numeric_by_rows_of_c(A, P, Pt, rows_of_a, rows_of_c) : form == TripleForm::FusedRowsOfC;
+  plan.flops_ = plan.by_rows_of_c_ ? rows_of_c : rows_of_a;
   pt = CsrMatrix<I, V>(); // P^T's pattern is done with: freed before C's columns are allocated
   Count nnz = 0;
   for (I i = 0; i < m; ++i) {
@@ -402,9 +544,6 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   c_colidx.resize(static_cast<std::size_t>(nnz));
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
   for (int t = 0; t < nt; ++t) cols[t].move_to(c_colidx.data() + c_rowptr[rows[t]]);
-  plan.flops_ = std::accumulate(merged.begin(), merged.end(), Count(0)); // the numeric phase's multiply-adds into C's rows
-  for (I k = 0; k < P.nrows; ++k)
-    if (P.row_length(k) > 0) plan.flops_ += ap_row_flops(ops, k);
   for (int t = 0; t < nt; ++t) plan.workspace_thread_bytes_ = std::max(plan.workspace_thread_bytes_, bytes[t]);
   return plan;
 }
@@ -419,6 +558,7 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
   const I m = C.nrows, n = A.nrows;
   const int nt = team_size(ops, m);
   const std::vector<I> rows = balanced_chunks(C.rowptr, m, nt); // an entry of C: a multiply-add per row of A*P merged
+  const bool by_rows_of_c = by_rows_of_c_;
   RegionErrors errors;
 #pragma omp parallel num_threads(nt)
   errors.guard([&] {
@@ -446,9 +586,11 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
       for (I e = std::max(e0, cut1); e < std::min(e1, cut2); ++e) f(e, v[g[3] + (e - cut1)]);
       for (I e = std::max(e0, cut2); e < e1; ++e) f(e, v[g[4] + (e - cut2)]);
     };
-    for (const auto &[r0, r1] : {std::make_pair(c0, std::min(c1, s0)), std::make_pair(std::max(c0, s1), c1)})
-      if (r0 < r1) std::fill(c_values + (cptr[r0] - shift(r0)), c_values + (cptr[r1] - shift(r0)), V(0));
-    for (I i = std::max(c0, s0); i < std::min(c1, s1); ++i) for_each_slot(i, cptr[i], cptr[i + 1], [](I, V &slot) { slot = V(0); });
+    if (!by_rows_of_c) {
+      for (const auto &[r0, r1] : {std::make_pair(c0, std::min(c1, s0)), std::make_pair(std::max(c0, s1), c1)})
+        if (r0 < r1) std::fill(c_values + (cptr[r0] - shift(r0)), c_values + (cptr[r1] - shift(r0)), V(0));
+      for (I i = std::max(c0, s0); i < std::min(c1, s1); ++i) for_each_slot(i, cptr[i], cptr[i + 1], [](I, V &slot) { slot = V(0); });
+    }
     // C's row i, entries [e0, e1): f(e, its value)
     const auto row_slots = [&](I i, I e0, I e1, auto &&f) {
       if (scatter && i >= s0 && i < s1) return for_each_slot(i, e0, e1, f);
@@ -456,6 +598,77 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
       const I sh = shift(i);
       for (I e = e0; e < e1; ++e) f(e, cv[e - sh]);
     };
+    if (by_rows_of_c) {
+      constexpr bool csr = std::is_same_v<M, CsrView<I, V>>;
+      const bool with_values = has_values(A) && has_values(P);
+      const std::uint8_t *const a_rep = with_values && !a_repeats_.empty() ? a_repeats_.data() : nullptr;
+      const std::uint8_t *const p_rep = with_values && !p_repeats_.empty() ? p_repeats_.data() : nullptr;
+      const ZeroedArray<std::uint64_t> marks_v = make_zeroed_array<std::uint64_t>((static_cast<std::size_t>(A.ncols) + 63) / 64);
+      std::uint64_t *const __restrict marks = marks_v.get(); // (Pt A)(i,:)'s columns: a bit each (stamps took 4 bytes), cleared by the row's words
+      const std::unique_ptr<V[]> facc_v = make_uninitialized_array<V>(static_cast<std::size_t>(A.ncols)); // (Pt A)(i,:); set where first reached
+      V *const __restrict facc = facc_v.get();
+      const ZeroedArray<V> cacc_v = make_zeroed_array<V>(static_cast<std::size_t>(P.ncols)); // C(i,:); zero between rows
+      V *const __restrict cacc = cacc_v.get();
+      std::vector<I> w;  // (Pt A)(i,:)'s fine columns, first reached first
+      std::vector<V> wv; // and their values
+      const bool given = ops.Pt.rowptr && ops.Pt.values; // RARt: Pt = R, with values
+      std::optional<PtBlocks<I, V, M>> blocks;
+      if (!given) blocks.emplace(P, c0, c1, std::max<Count>(kMinPtBlock, P.nnz() / (kPtBlockParts * nt)));
+      I b1 = c0;
+      for (I i = c0; i < c1; ++i) {
+        if (i == b1 && blocks) { // the next block of P^T's rows
+          blocks->next();
+          b1 = blocks->b1();
+        }
+        const I nk = given ? ops.Pt.row_length(i) : blocks->length(i);
+        const I *const ks = given ? ops.Pt.colidx + ops.Pt.rowptr[i] : blocks->cols(i);
+        const V *const pv = given ? ops.Pt.values + ops.Pt.rowptr[i] : blocks->values(i);
+        const I *const ks_end = given ? ops.Pt.colidx + ops.Pt.nnz() : blocks->cols_end();
+        Count bound = 0; // (Pt A)(i,:)'s columns, at most
+        for (I q = 0; q < nk; ++q) bound += A.row_length(ks[q]);
+        bound = std::min<Count>(bound, A.ncols);
+        if (static_cast<Count>(w.size()) < bound) {
+          w.resize(static_cast<std::size_t>(bound));
+          wv.resize(static_cast<std::size_t>(bound));
+        }
+        // (Pt A)(i,:) = sum over Pt(i,k) of Pt(i,k) A(k,:), its columns listed as first reached
+        I *const __restrict wp = w.data();
+        I len = 0;
+        const auto fine_sum = [&](I j) -> V & { // its first use marks column j, lists it and starts its sum at +0
+          std::uint64_t &word = marks[static_cast<std::size_t>(j) >> 6];
+          const std::uint64_t bit = std::uint64_t(1) << (j & 63);
+          if (!(word & bit)) {
+            word |= bit;
+            wp[len++] = j;
+            facc[j] = V(0);
+          }
+          return facc[j];
+        };
+        if constexpr (csr) {
+          if (a_rep) for_each_run(ks, nk, pv, ks_end, A.rowptr, A.colidx, A.values, a_rep, fine_sum);
+          else if (with_values) for_each_product(ks, nk, pv, ks_end, A.rowptr, A.colidx, A.values, [&](I j, V x) { fine_sum(j) += x; });
+        }
+        if (!csr || !with_values)
+          for (I q = 0; q < nk; ++q) for_each_entry(A, ks[q], [&](I j, V a) { fine_sum(j) += pv[q] * a; });
+        // C(i,:) = (Pt A)(i,:) P, gathered over C's pattern
+        V *const __restrict wvp = wv.data();
+        for (I e = 0; e < len; ++e) {
+          wvp[e] = facc[wp[e]];
+          marks[static_cast<std::size_t>(wp[e]) >> 6] = 0; // every mark in the word is one of these columns'
+        }
+        if constexpr (csr) {
+          if (p_rep) for_each_run(wp, len, wvp, wp + len, P.rowptr, P.colidx, P.values, p_rep, [cacc](I c) -> V & { return cacc[c]; });
+          else if (with_values) for_each_product(wp, len, wvp, wp + len, P.rowptr, P.colidx, P.values, [cacc](I c, V x) { cacc[c] += x; });
+        }
+        if (!csr || !with_values)
+          for (I e = 0; e < len; ++e) for_each_entry(P, wp[e], [&](I c, V p) { cacc[c] += wvp[e] * p; });
+        row_slots(i, cptr[i], cptr[i + 1], [&](I e, V &slot) {
+          slot = cacc[ccol[e]];
+          cacc[ccol[e]] = V(0);
+        });
+      }
+      return;
+    }
     // P's repeated rows (operands with values): runs of them are merged together
     const std::uint8_t *const repeats = !p_repeats_.empty() && has_values(A) && has_values(P) ? p_repeats_.data() : nullptr;
     // (A*P)(k,:), zero outside its pattern between rows; with runs, then kMaxRun such rows side by side (merge_run)
@@ -523,8 +736,8 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
 
 #define PCLUSTER_INSTANTIATE_TRIPLE(I, V) \
   template class FusedTripleProduct<I, V>; \
-  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, CsrView<I, V>> &, std::vector<I> &, std::vector<I> &); \
-  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, PiecedView<I, V>> &, std::vector<I> &, std::vector<I> &); \
+  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, CsrView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &); \
+  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, PiecedView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &); \
   template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, CsrView<I, V>> &, const CsrView<I, V> &, V *, const ResultScatter<I, V> *) const; \
   template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, PiecedView<I, V>> &, const CsrView<I, V> &, V *, const ResultScatter<I, V> *) const;
 PCLUSTER_INSTANTIATE_TRIPLE(std::int32_t, double)

@@ -10,17 +10,28 @@
 // where P has fewer columns than rows, and nothing of A*P is held. Pt's pattern is needed here
 // only: for PtAP it is formed (a transpose of P's pattern) and freed.
 //
-// Numeric (C's values), by rows of A: each thread owns a range of C's rows and walks A's rows in
-// order; for a row k whose P(k,:) has columns in the range it forms (A*P)(k,:) in a dense
-// accumulator that is zero outside the row's pattern, then for each such column i adds
-// P(k,i) * accumulator over C(i,:)'s own pattern (which holds the row's pattern). No pattern work
-// and no Pt, but a gather over (the part of) C's row instead of over the row of A*P: more work, as
-// C's rows are longer (measured with PCGAMG's P, 1 thread, reuse: 1.4x the stored chain's time on a
-// 7-point Poisson problem, 1.5x on 3D elasticity with 6 rigid-body modes; peak memory 0.4x and
-// 0.2x). Entries outside (A*P)(k,:) add exactly +0, so every value is the chain's sum in the
-// chain's order (A*P's row from +0 in A's order, C's row from +0 in k's order), bit for bit, for
-// any number of threads; a non-finite P(k,i) (whose product with 0 is NaN) takes the row's exact
-// pattern instead.
+// Numeric (C's values), in one of two orders (chosen per product in the symbolic phase,
+// numeric_by_rows_of_c in triple_product.cpp, or named: TripleForm), each thread a range of C's rows:
+//  - By rows of C, as (Pt A) P: for each row i, (Pt A)(i,:) in a dense accumulator over A's columns
+//    (a bit a column marks its columns, listed as first reached), then (Pt A)(i,:) P in one over
+//    C's columns, gathered into C(i,:). Pt with values is made a block of rows at a time (PtBlocks:
+//    a sixteenth of P's entries per thread at most, so at most sixteen passes over P's rows, each
+//    over only the rows that reach the block; never P^T whole).
+//    Its multiply-adds are those of Pt*A and of (Pt*A)*P: 1.4-3.4x fewer than by rows of A with
+//    PCGAMG's P (measured, 9 matrices), but it fetches A's rows nnz(P) times where rows of A fetch
+//    P's rows nnz(A) times: the same bytes, from the larger operand.
+//  - By rows of A: each thread walks A's rows in order; for a row k whose P(k,:) has columns in its
+//    range it forms (A*P)(k,:) in a dense accumulator that is zero outside the row's pattern, then
+//    for each such column i adds P(k,i) * accumulator over C(i,:)'s own pattern (which holds the
+//    row's pattern). A gather over (the part of) C's row per entry of P: more work, as C's rows are
+//    longer, but P is fetched at random instead of A, and where P fits in the cache and the rows of
+//    A that a row of P^T reaches do not (a randomly numbered mesh), this order is the faster.
+//    Entries outside (A*P)(k,:) add exactly +0, so every value is the stored chain's sum in the
+//    chain's order (A*P's row from +0 in A's order, C's row from +0 in k's order), bit for bit; a
+//    non-finite P(k,i) (whose product with 0 is NaN) takes the row's exact pattern instead.
+// Either way each entry of C is summed by one thread in a fixed order: bit for bit the same for any
+// number of threads. By rows of C the sums are (Pt A)(i,j) over k increasing, then C(i,c) over
+// (Pt A)(i,:)'s columns as first reached: equal to the stored chain's to rounding only.
 //
 // Operands (TripleOperands): CSR views, or PiecedView (a rank's rows of MPIAIJ matrices, read in
 // place from PETSc's diagonal and off-diagonal blocks and the fetched rows): a CsrView's rows sorted,
@@ -32,7 +43,10 @@
 //
 // Workspace per thread (m = C's columns, n = A's columns): symbolic: 4 (n + m) bytes of stamps, a
 // row of (Pt A) and the thread's rows of C's pattern until they are copied to C (at most twice
-// that, growing); numeric: V m bytes of accumulator. Where P's rows repeat one another (a block
+// that, growing); numeric by rows of C: (V + 1/8) n bytes of accumulator and marks, V m, a row of
+// (Pt A) ((I + V) a column of it) and the block of P^T (at most a sixteenth of P's entries over
+// the threads, (I + V) bytes each, at least 4096), plus 3 I per row of C of the thread's; by rows of
+// A: V m bytes of accumulator. Where P's rows repeat one another (a block
 // matrix's nodes; CSR and pieced operands alike, a pieced row part by part) the plan keeps a byte
 // per row of P and of A saying which: the symbolic phase skips the repeats, and the numeric phase
 // forms a run of A*P's rows side by side (4 V m bytes more) and merges them into C's rows in one
@@ -61,8 +75,9 @@ template <class I, class V>
 class FusedTripleProduct {
  public:
   // C's pattern (exact, columns sorted) into c_rowptr/c_colidx (resized).
+  // form: Fused (the numeric phase's order chosen here), FusedRowsOfC or FusedRowsOfA.
   template <class M>
-  static FusedTripleProduct symbolic(const TripleOperands<I, V, M> &ops, std::vector<I> &c_rowptr, std::vector<I> &c_colidx);
+  static FusedTripleProduct symbolic(const TripleOperands<I, V, M> &ops, TripleForm form, std::vector<I> &c_rowptr, std::vector<I> &c_colidx);
   // C's values for the pattern symbolic() made, or a superset of it (e.g. with diagonal entries
   // added: entries the product does not reach get 0). ops.Pt is not read. Throws
   // std::invalid_argument if A or P has not the shape and number of entries it had in symbolic().
@@ -71,11 +86,13 @@ class FusedTripleProduct {
   template <class M>
   void numeric(const TripleOperands<I, V, M> &ops, const CsrView<I, V> &C, V *c_values, const ResultScatter<I, V> *scatter = nullptr) const;
 
-  // Multiply-adds of a numeric phase on one thread: the rows of A*P that Pt reaches, once each, and
-  // for every entry Pt(i,k) a row of C(i,:)'s length.
+  // Multiply-adds of a numeric phase on one thread: by rows of C those of Pt*A and of (Pt*A)*P; by
+  // rows of A the rows of A*P that Pt reaches, once each, and for every entry Pt(i,k) a row of C(i,:)'s length.
   Count flops() const { return flops_; }
   // Rows of P found repeating the row before them (taken as runs; 0 where too few repeat to pay).
   Count repeated_rows() const { return static_cast<Count>(std::count(p_repeats_.begin(), p_repeats_.end(), std::uint8_t(1))); }
+  // The numeric phase's order: by rows of C, else by rows of A.
+  bool by_rows_of_c() const { return by_rows_of_c_; }
   // The largest workspace one thread held in the symbolic phase, in bytes.
   Count workspace_thread_bytes() const { return workspace_thread_bytes_; }
 
@@ -86,6 +103,7 @@ class FusedTripleProduct {
   Count workspace_thread_bytes_ = 0;
   // CsrView operands: P's and A's repeated rows (spgemm_kernel.hpp, repeated_rows), empty if none
   std::vector<std::uint8_t> p_repeats_, a_repeats_;
+  bool by_rows_of_c_ = true; // the numeric phase's order (triple_product.cpp, numeric_by_rows_of_c)
 };
 
 } // namespace pcluster::detail

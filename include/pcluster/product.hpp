@@ -102,6 +102,7 @@ struct ProductStep {
   Count nnz = 0;         // of the step's result
   SpgemmStats spgemm;    // SpGEMM steps and the fused triple product
   bool fused_triple = false; // the fused triple product (SpgemmOptions::triple, src/triple_product.hpp)
+  bool by_rows_of_c = false; // fused: its numeric phase by rows of C ((Pt*A)*P), else by rows of A
 };
 
 template <class I, class V>

@@ -40,12 +40,16 @@ inline const char *to_string(Accumulator a) { return name_of(kAccumulatorNames, 
 constexpr Count kDenseMaxColumns = Count(1) << 24;
 
 // How ProductPlan computes the triple products PtAP and RARt (include/pcluster/product.hpp):
-//  Fused:  C = Pt*(A*P) with A*P formed row by row and never stored (src/triple_product.hpp):
-//          nothing but C kept between the phases, P^T's pattern during the symbolic one.
+//  Fused:  C = Pt*(A*P) without storing A*P (src/triple_product.hpp): nothing but C kept between
+//          the phases, P^T's pattern during the symbolic one and blocks of P^T during the numeric
+//          one. Its numeric phase runs by rows of C, as (Pt*A)*P, or by rows of A, forming a row
+//          of A*P and adding it to the rows of C it reaches: Fused picks one per product
+//          (triple_product.cpp, numeric_by_rows_of_c); FusedRowsOfC and FusedRowsOfA ask for one.
 //  Stored: the chain A*P, P^T, Pt*(A*P) with A*P and P^T kept for reuse (its numeric phase is two
 //          numeric SpGEMMs and a gather), the form the cluster kernel and reordering run in.
-enum class TripleForm { Fused, Stored };
-inline constexpr Named<TripleForm> kTripleFormNames[] = {{TripleForm::Fused, "fused"}, {TripleForm::Stored, "stored"}};
+enum class TripleForm { Fused, FusedRowsOfC, FusedRowsOfA, Stored };
+inline constexpr Named<TripleForm> kTripleFormNames[] = {
+    {TripleForm::Fused, "fused"}, {TripleForm::FusedRowsOfC, "fused_rows_of_c"}, {TripleForm::FusedRowsOfA, "fused_rows_of_a"}, {TripleForm::Stored, "stored"}};
 inline const char *to_string(TripleForm f) { return name_of(kTripleFormNames, f); }
 
 enum class Kernel { Rowwise, Cluster };

@@ -226,7 +226,7 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], MatClusterP
   PetscCall(PetscSNPrintf(threadshelp, sizeof threadshelp, "OpenMP threads for the product, 0..%d (0: the OpenMP default)", pcluster::kMaxThreads));
   PetscCall(PetscSNPrintf(reorderhelp, sizeof reorderhelp, "Ordering of A by which the product runs on permuted copies of A and B (C keeps the caller's order): %s", pcluster::names_of(pcluster::kOrderingNames).c_str()));
 
-  PetscCall(PetscSNPrintf(triplehelp, sizeof triplehelp, "PtAP and RARt with rowwise or cluster (automatic scheme): %s (fused: A*P formed row by row, never stored; stored: A*P and P^T kept, numeric phases without pattern work)", pcluster::names_of(pcluster::kTripleFormNames).c_str()));
+  PetscCall(PetscSNPrintf(triplehelp, sizeof triplehelp, "PtAP and RARt with rowwise or cluster (automatic scheme): %s (fused: A*P never stored, the numeric phase by rows of C or of A, chosen per product or named; stored: A*P and P^T kept, numeric phases without pattern work)", pcluster::names_of(pcluster::kTripleFormNames).c_str()));
 
   PetscCall(MatClusterOptionsCheckValues_Private((PetscObject)C, PETSC_TRUE));
   PetscOptionsBegin(comm, ((PetscObject)C)->prefix, "petsc-cluster SpGEMM options (C = A*B)", "Mat");

@@ -69,7 +69,7 @@ static PetscErrorCode PetscClusterCheckBuiltForThisPETSc(void)
 .  -mat_cluster_reorder_hub_fraction <0.005> - hubs removed per round by slashburn, (0,1]
 .  -mat_cluster_reorder_gray_bits <16> - bits of a row's pattern used by gray, 1..62
 .  -mat_cluster_reorder_gray_dense_fraction <0.1> - gray: rows above this fraction of the columns go first, [0,1]
-.  -mat_cluster_triple_product <fused> - PtAP and RARt with rowwise or cluster (automatic scheme): fused (A*P formed row by row, never stored) or stored (A*P and P^T kept: numeric phases without pattern work, more memory)
+.  -mat_cluster_triple_product <fused> - PtAP and RARt with rowwise or cluster (automatic scheme): fused (A*P never stored; numeric phase by rows of C or of A, chosen per product), fused_rows_of_c, fused_rows_of_a (that order named), or stored (A*P and P^T kept: numeric phases without pattern work, more memory)
 -  -mat_cluster_reuse_analysis <true> - keep A's ordering and clusters on A for later products with the same A pattern
 
    Level: beginner

@@ -29,6 +29,7 @@ PetscErrorCode MatClusterInfoPlan_Private(Mat C, const char what[], const MatClu
     }
     PetscCall(PetscInfo(C, "petsc-cluster %s: %s: kernel %s, scheme %s, clusters %" PetscInt64_FMT ", flops %" PetscInt64_FMT ", nnz %" PetscInt64_FMT "; ordering %g s, clustering %g s, symbolic %g s\n", what, st.what.c_str(), pcluster::to_string(s.kernel),
                         s.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(s.scheme) : "-", (PetscInt64)s.num_clusters, (PetscInt64)s.flops, (PetscInt64)st.nnz, s.seconds_ordering, s.seconds_clustering, s.seconds_symbolic));
+    if (st.fused_triple) PetscCall(PetscInfo(C, "petsc-cluster %s: %s: numeric phase by rows of %s\n", what, st.what.c_str(), st.by_rows_of_c ? "C, as (P^T*A)*P" : "A"));
     if (s.repeated_rows || s.shifted_rows)
       PetscCall(PetscInfo(C, "petsc-cluster %s: %s: rows of the right operand repeating the row before (runs) %" PetscInt64_FMT ", rows of C copied from the row before shifted by one column (a stencil numbered naturally) %" PetscInt64_FMT "\n", what, st.what.c_str(), (PetscInt64)s.repeated_rows, (PetscInt64)s.shifted_rows));
     PetscCall(PetscSNPrintf(step, sizeof step, "%s: %s", what, st.what.c_str()));
@@ -74,7 +75,7 @@ PetscErrorCode MatClusterViewPlan_Private(PetscViewer viewer, const char label[]
     PetscCall(PetscViewerASCIIPrintf(viewer, "%s%s: kernel %s%s%s%s, flops %" PetscInt64_FMT " multiply-adds, nnz %" PetscInt64_FMT "\n", label, st.what.c_str(), pcluster::to_string(s.kernel), cl ? ", scheme " : "", cl ? pcluster::to_string(s.scheme) : "", auto_choice ? " (chosen automatically)" : "",
                                      (PetscInt64)s.flops, (PetscInt64)st.nnz));
     PetscCall(PetscViewerASCIIPushTab(viewer));
-    if (st.fused_triple) PetscCall(PetscViewerASCIIPrintf(viewer, "fused: A*P formed row by row, never stored (-mat_cluster_triple_product)\n"));
+    if (st.fused_triple) PetscCall(PetscViewerASCIIPrintf(viewer, "fused: A*P never stored, numeric phase by rows of %s (-mat_cluster_triple_product)\n", st.by_rows_of_c ? "C, as (P^T*A)*P" : "A, each row of A*P added to the rows of C it reaches"));
     if (s.repeated_rows) PetscCall(PetscViewerASCIIPrintf(viewer, "rows of the right operand repeating the row before (node blocks, taken as runs): %" PetscInt64_FMT "\n", (PetscInt64)s.repeated_rows));
     if (s.shifted_rows) PetscCall(PetscViewerASCIIPrintf(viewer, "rows of the product whose pattern is the row before shifted by one column (a stencil numbered naturally), copied: %" PetscInt64_FMT "\n", (PetscInt64)s.shifted_rows));
     if (cl) PetscCall(PetscViewerASCIIPrintf(viewer, "clusters %" PetscInt64_FMT ", padding %" PetscInt64_FMT " explicit zeros, cluster flops %" PetscInt64_FMT "\n", (PetscInt64)s.num_clusters, (PetscInt64)s.cluster_padding, (PetscInt64)s.cluster_flops));

@@ -23,6 +23,9 @@ if(_have_stock)
   pcluster_petsc_error(NAME mat_cluster_accumulator_foo EXE stock_ex93
     ARGS ${_load} -matmatmult_via cluster -mat_cluster_accumulator foo
     EXPECT "-mat_cluster_accumulator" "foo" "auto" "hash" "dense")
+  pcluster_petsc_error(NAME mat_cluster_triple_product_foo EXE stock_ex93
+    ARGS ${_load} -matptap_via rowwise -mat_cluster_triple_product foo
+    EXPECT "-mat_cluster_triple_product" "foo" "fused" "fused_rows_of_c" "fused_rows_of_a" "stored")
   pcluster_petsc_error(NAME mat_cluster_jaccard_threshold_1.5 EXE stock_ex93
     ARGS ${_load} -matmatmult_via cluster_variable -mat_cluster_jaccard_threshold 1.5
     EXPECT "-mat_cluster_jaccard_threshold")

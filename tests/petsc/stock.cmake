@@ -106,6 +106,15 @@ foreach(v IN ITEMS "cluster_fixed|-mat_cluster_size|1" "cluster_fixed|-mat_clust
   pcluster_petsc_run(NAME ex226_2.${alg}.${short}_${val} EXE stock_ex226 EXPECTED ${_out}/ex226_2.out
     ARGS ${_load} ${_e2} -matmatmult_via ${alg} ${opt} ${val})
 endforeach()
+# The fused PtAP's numeric phase in each order (the default chooses one per product): every entry of
+# ex96's P^T*A*P printed against PETSc's own run.
+foreach(order fused_rows_of_c fused_rows_of_a)
+  pcluster_petsc_run(NAME ex96.view.rowwise.${order} EXE stock_ex96 REQUIRE_COUNT "9:Mat Object"
+    REQUIRE_REGEX "triple product ${order}"
+    ARGS ${_load} -Mx 3 -My 3 -Mz 3 -matmatmult_via rowwise -matptap_via rowwise -mat_cluster_triple_product ${order} -mat_view -info :mat
+    FILTER_OUT "^\\[[0-9]\\] "
+    REF_ARGS -Mx 3 -My 3 -Mz 3 -mat_view)
+endforeach()
 pcluster_petsc_run(NAME ex62.tiny.cluster.prefixed_params EXE stock_ex62 EXPECTED ${_out}/ex62_1.out
   ARGS ${_load} -fA ${_tiny} -fB ${_tiny} -AB_mat_product_algorithm cluster_hierarchical
        -AB_mat_cluster_size 2 -AB_mat_cluster_jaccard_threshold 0 -AB_mat_cluster_accumulator dense)

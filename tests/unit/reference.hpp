@@ -145,11 +145,16 @@ inline std::int64_t reference_chain_flops(pcluster::ProductType t, const std::ve
 }
 
 // The multiply-adds of the fused triple product's numeric phase (SpgemmOptions::triple,
-// src/triple_product.hpp) of PtAP, or of RARt with P = R^T: the rows of A*P that P^T reaches (those
-// of P's nonempty rows), once each, and for every entry P(k,i) a row of C(i,:)'s length.
-inline std::int64_t reference_fused_flops(pcluster::ProductType t, const std::vector<Dense2> &m)
+// src/triple_product.hpp) of PtAP, or of RARt with P = R^T. By rows of A: the rows of A*P that P^T
+// reaches (those of P's nonempty rows), once each, and for every entry P(k,i) a row of C(i,:)'s
+// length. By rows of C: those of P^T*A, then of (P^T*A)*P.
+inline std::int64_t reference_fused_flops(pcluster::ProductType t, const std::vector<Dense2> &m, bool by_rows_of_c)
 {
   const Dense2 P = t == pcluster::ProductType::PtAP ? m[1] : transposed(m[1]);
+  if (by_rows_of_c) {
+    const Dense2 Pt = transposed(P);
+    return reference_flops(Pt, m[0]) + reference_flops(reference_product(Pt, m[0]), P);
+  }
   std::set<std::int64_t> reached; // rows of P with an entry
   for (const auto &e : P.entries) reached.insert(e.first.first);
   Dense2 A_reached = m[0];
@@ -161,6 +166,32 @@ inline std::int64_t reference_fused_flops(pcluster::ProductType t, const std::ve
   std::int64_t merged = 0;
   for (const auto &e : P.entries) merged += c_row_length[e.first.second];
   return reference_flops(A_reached, P) + merged;
+}
+
+// P^T A P as the fused triple product's numeric phase by rows of C sums it, to its bits: each
+// (P^T A)(i,j) from +0 over k increasing of P(k,i) A(k,j), then each C(i,c) from +0 over the
+// columns j of (P^T A)(i,:) in the order they were first reached (k increasing, then A(k,:) in
+// column order) of (P^T A)(i,j) P(j,c). Every structural entry is kept.
+inline Dense2 reference_fused(const Dense2 &A, const Dense2 &P)
+{
+  std::map<std::int64_t, std::vector<std::pair<std::int64_t, double>>> arows, prows, ptrows;
+  for (const auto &e : A.entries) arows[e.first.first].push_back({e.first.second, e.second});
+  for (const auto &e : P.entries) prows[e.first.first].push_back({e.first.second, e.second});
+  for (const auto &e : P.entries) ptrows[e.first.second].push_back({e.first.first, e.second}); // k increasing: P's entries in row order
+  Dense2 C;
+  C.nrows = C.ncols = P.ncols;
+  for (const auto &[i, pt] : ptrows) {
+    std::vector<std::int64_t> first_reached;
+    std::map<std::int64_t, double> pta;
+    for (const auto &[k, p] : pt)
+      for (const auto &[j, a] : arows[k]) {
+        if (!pta.count(j)) first_reached.push_back(j);
+        pta[j] += p * a;
+      }
+    for (const std::int64_t j : first_reached)
+      for (const auto &[c, v] : prows[j]) C.entries[{i, c}] += pta[j] * v;
+  }
+  return C;
 }
 
 // ---------------------------------------------------------------------------------------------

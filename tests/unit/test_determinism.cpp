@@ -170,6 +170,7 @@ SpgemmOptions options_of(const Config &c, int threads)
 struct Outcome {
   std::vector<I> rowptr, colidx;
   std::vector<double> fused, numeric, renumeric;
+  bool by_rows_of_c = false; // a fused triple product's numeric phase by rows of C: its own order of sums
   std::vector<I> order, cluster_rows, cluster_ptr;   // A's analysis
   std::vector<Count> step_stats;                     // per step: kernel, scheme, clusters, padding, nnz
 };
@@ -203,6 +204,7 @@ Outcome run(const Operands &ops, const std::vector<CsrView<I, double>> &new_valu
     out.cluster_rows = a->clusters.rows;
     out.cluster_ptr = a->clusters.ptr;
   }
+  for (const ProductStep &s : plan.steps()) out.by_rows_of_c = out.by_rows_of_c || s.by_rows_of_c;
   for (const ProductStep &s : plan.steps())
     out.step_stats.insert(out.step_stats.end(), {Count(s.spgemm.kernel), Count(s.spgemm.scheme), s.spgemm.num_clusters,
                                                  s.spgemm.cluster_padding, s.nnz});
@@ -211,11 +213,12 @@ Outcome run(const Operands &ops, const std::vector<CsrView<I, double>> &new_valu
 
 // Also: with the same ordering, every kernel and accumulator gives the same bits. Each entry of C is
 // summed over A's columns in the working order whatever the kernel (a cluster's padding adds exact
-// zeros to sums that start from +0), so the algorithm name does not change the result either.
+// zeros to sums that start from +0), so the algorithm name does not change the result either; a
+// fused triple product by rows of C sums in its own order ((P^T A) P), compared with its like.
 void check_all_thread_counts(const Operands &ops, const std::vector<Csr> &new_values, const std::vector<Config> &configs)
 {
   std::vector<CsrView<I, double>> nv;
-  std::map<OrderingType, std::pair<Config, Outcome>> by_order; // the first configuration of each ordering
+  std::map<std::pair<OrderingType, bool>, std::pair<Config, Outcome>> by_order; // the first configuration of each ordering (and order of sums)
   for (const Csr &m : new_values) nv.push_back(m.view());
   for (const Config &c : configs) {
     INFO(ops.name << ": " << describe(c));
@@ -239,8 +242,9 @@ void check_all_thread_counts(const Operands &ops, const std::vector<Csr> &new_va
       CHECK(same_bits(now.cluster_ptr, first.cluster_ptr));
       CHECK(same_bits(now.step_stats, first.step_stats));
     }
-    const auto known = by_order.find(c.reorder);
-    if (known == by_order.end()) by_order.emplace(c.reorder, std::make_pair(c, std::move(first)));
+    const std::pair<OrderingType, bool> key{c.reorder, first.by_rows_of_c};
+    const auto known = by_order.find(key);
+    if (known == by_order.end()) by_order.emplace(key, std::make_pair(c, std::move(first)));
     else {
       INFO("against " << describe(known->second.first));
       CHECK(same_bits(first.colidx, known->second.second.colidx));
@@ -454,29 +458,33 @@ TEST_CASE("fused symbolic values equal numeric values bit for bit, signed zeros 
       }
 }
 
-TEST_CASE("PtAP and RARt: the fused triple product gives the stored chain's bits", "[determinism][threads]")
+TEST_CASE("PtAP and RARt: the fused triple product by rows of A gives the stored chain's bits, by rows of C its own on any thread count", "[determinism][threads]")
 {
+  // (form, threads): by rows of A on 4 threads against the stored chain on 1; by rows of C, 1 against 4
+  const std::pair<TripleForm, int> runs[4] = {{TripleForm::Stored, 1}, {TripleForm::FusedRowsOfA, 4}, {TripleForm::FusedRowsOfC, 1}, {TripleForm::FusedRowsOfC, 4}};
   for (const auto &[ops, new_values] : tie_products()) {
     if (ops.type != ProductType::PtAP && ops.type != ProductType::RARt) continue;
     INFO(ops.name);
     std::vector<CsrView<I, double>> revalued;
     for (const Csr &M : new_values) revalued.push_back(M.view());
-    std::vector<double> values[2], renumeric[2];
-    std::vector<I> rowptr[2], colidx[2];
-    for (const TripleForm form : {TripleForm::Stored, TripleForm::Fused}) {
+    std::vector<double> values[4], renumeric[4];
+    std::vector<I> rowptr[4], colidx[4];
+    for (int f = 0; f < 4; ++f) {
       SpgemmOptions o;
-      o.triple = form;
-      o.num_threads = form == TripleForm::Fused ? 4 : 1;
-      const int f = static_cast<int>(form == TripleForm::Fused);
+      o.triple = runs[f].first;
+      o.num_threads = runs[f].second;
       auto plan = ProductPlan<I, double>::symbolic(ops.type, ops.views(), o, rowptr[f], colidx[f], &values[f]);
-      CHECK(plan.steps().back().fused_triple == (form == TripleForm::Fused));
+      CHECK(plan.steps().back().fused_triple == (runs[f].first != TripleForm::Stored));
       const std::array<I, 2> dims = product_dimensions(ops.type, ops.views());
       renumeric[f].assign(colidx[f].size(), 0.0);
       plan.numeric(revalued, CsrView<I, double>{dims[0], dims[1], rowptr[f].data(), colidx[f].data(), nullptr}, renumeric[f].data());
     }
-    CHECK(same_bits(rowptr[0], rowptr[1]));
-    CHECK(same_bits(colidx[0], colidx[1]));
-    CHECK(same_bits(values[0], values[1]));
-    CHECK(same_bits(renumeric[0], renumeric[1]));
+    for (int f : {1, 3}) {
+      INFO(to_string(runs[f].first) << " on " << runs[f].second << " threads against " << to_string(runs[f - 1].first) << " on " << runs[f - 1].second);
+      CHECK(same_bits(rowptr[f - 1], rowptr[f]));
+      CHECK(same_bits(colidx[f - 1], colidx[f]));
+      CHECK(same_bits(values[f - 1], values[f]));
+      CHECK(same_bits(renumeric[f - 1], renumeric[f]));
+    }
   }
 }
