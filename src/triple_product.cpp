@@ -391,11 +391,10 @@ class PtBlocks {
         last_[r] = k;
       });
   }
-  // The next block of rows, [b0(), b1()), after the last one; false past c1.
-  bool next()
+  // Makes the next block of rows, [the last one's end, b1()); called while rows remain.
+  void next()
   {
     b0_ = b1_;
-    if (b0_ >= c1_) return false;
     Count entries = 0;
     I lo = P_.nrows, hi = -1;
     b1_ = b0_;
@@ -420,20 +419,13 @@ class PtBlocks {
         k_[static_cast<std::size_t>(at)] = k;
         v_[static_cast<std::size_t>(at)] = p;
       });
-    return true;
   }
-  I b0() const { return b0_; }
   I b1() const { return b1_; }
-  // Row i of P^T (b0 <= i < b1): its columns k (increasing) and values, and where the block's end.
+  // Row i of P^T (in the block): its columns k (increasing) and values, and where the block's end.
   const I *cols(I i) const { return k_.data() + ptr_[static_cast<std::size_t>(i - b0_)]; }
   const V *values(I i) const { return v_.data() + ptr_[static_cast<std::size_t>(i - b0_)]; }
   I length(I i) const { return ptr_[static_cast<std::size_t>(i - b0_) + 1] - ptr_[static_cast<std::size_t>(i - b0_)]; }
   const I *cols_end() const { return k_.data() + k_.size(); }
-  std::size_t bytes() const
-  {
-    return (count_.capacity() + first_.capacity() + last_.capacity() + ptr_.capacity() + next_.capacity() + k_.capacity()) * sizeof(I) +
-           v_.capacity() * sizeof(V);
-  }
 
  private:
   const M &P_;
