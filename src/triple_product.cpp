@@ -71,6 +71,24 @@ inline void for_each_entry(const PiecedView<I, V> &M, I i, F &&f)
 {
   M.for_each(i, f);
 }
+// for_each_entry over A's row k, where f fetches P's row of each column: on a scattered numbering
+// those are cache misses, so the row kPrefetchAhead entries ahead is prefetched (spgemm_kernel.hpp).
+template <class I, class V, class F>
+inline void for_each_entry_fetching(const CsrView<I, V> &A, I k, const CsrView<I, V> &P, F &&f)
+{
+  const I *const col = A.colidx, *const end = A.colidx + A.nnz();
+  const V *const val = A.values;
+  for (I t = A.rowptr[k]; t < A.rowptr[k + 1]; ++t) {
+    prefetch_row(col + t + kPrefetchAhead, end, P.rowptr, P.colidx, P.values);
+    f(col[t], val ? val[t] : V(1));
+  }
+}
+template <class I, class V, class F>
+inline void for_each_entry_fetching(const PiecedView<I, V> &A, I k, const PiecedView<I, V> &, F &&f)
+{
+  A.for_each(k, f);
+}
+
 // Widens [lo, hi] to hold row i's columns: from the ends of its sorted parts, not entry by entry.
 template <class I, class V>
 inline void widen_to_row(const CsrView<I, V> &M, I i, I &lo, I &hi)
@@ -333,8 +351,10 @@ void merge_run(const M &A, const M &P, const std::uint8_t *a_rep, I k, int r, I 
 // a (median) row of P^T reaches:
 //  - window beyond the cache (A's rows come from memory by rows of C) and P within it: rows of A
 //    (shuffled 27-point, 1 thread, reuse: 0.94x PETSc's fastest by rows of A, 0.71x by rows of C);
-//  - window beyond the cache and P beyond the whole last-level cache: rows of C (shuffled 7-point
-//    and geometric graph, 43-46 MB of P: 0.94 against 0.57x, 0.86 against 0.70x);
+//  - window beyond the cache, P beyond the whole last-level cache and C beyond the cache (rows of A
+//    add into C's rows at random): rows of C (shuffled 7-point, 39 MB of P, 31 MB of C: 0.70-1.14
+//    against 0.64-0.77x in 3 runs); with C in the cache (a shuffled geometric graph, 38 MB of P, 13 MB
+//    of C) rows of A, once they prefetched P's rows, took 1.11x and rows of C 0.68x;
 //  - otherwise the multiply-adds decide: rows of C where rows_of_a >= kRowsOfCMinGain * rows_of_c
 //    (measured: geometric graphs at 1.4, one numbered in space and one at random with 23 MB of P,
 //    0.93 against 0.67x and 0.56 against 0.36-0.42x by rows of A; R-MAT at 1.61, 1.07 against
@@ -353,7 +373,7 @@ inline double numeric_cache_bytes()
   return bytes;
 }
 template <class I, class V, class M>
-bool numeric_by_rows_of_c(const M &A, const M &P, const CsrView<I, V> &Pt, Count rows_of_a, Count rows_of_c)
+bool numeric_by_rows_of_c(const M &A, const M &P, const CsrView<I, V> &Pt, Count c_nnz, Count rows_of_a, Count rows_of_c)
 {
   std::vector<I> span; // per nonempty row of P^T: the rows of A it reaches lie in a window this long
   span.reserve(static_cast<std::size_t>(Pt.nrows));
@@ -367,7 +387,7 @@ bool numeric_by_rows_of_c(const M &A, const M &P, const CsrView<I, V> &Pt, Count
   const double cache = numeric_cache_bytes();
   const bool wide = static_cast<double>(span[span.size() / 2]) * a_row > cache;
   if (wide && p_bytes <= cache) return false;
-  if (wide && p_bytes > 2 * cache) return true;
+  if (wide && p_bytes > 2 * cache && entry * static_cast<double>(c_nnz) > cache) return true;
   return static_cast<double>(rows_of_a) >= kRowsOfCMinGain * static_cast<double>(rows_of_c);
 }
 
@@ -454,6 +474,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   const CsrView<I, V> &Pt = ops.Pt;
   const I m = Pt.nrows;
   const int nt = team_size(ops, m);
+  constexpr bool csr = std::is_same_v<M, CsrView<I, V>>;
   check_fits(ops);
   const std::vector<I> rows = balanced_chunks(Pt.rowptr, m, nt); // an entry of Pt: a row of A to merge
   FusedTripleProduct plan;
@@ -490,6 +511,8 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
       I len = 0;
       for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q) {
         const I k = Pt.colidx[q];
+        // A's rows are fetched at random (the hot spot of a scattered numbering), so is P's below
+        if constexpr (csr) prefetch_row(Pt.colidx + q + kPrefetchAhead, Pt.colidx + Pt.nnz(), A.rowptr, A.colidx, static_cast<const V *>(nullptr));
         if (repeats_previous(a_rep, Pt.colidx + Pt.rowptr[i], q - Pt.rowptr[i])) continue;
         for_each_entry(A, k, [&](I j, V) {
           const bool fresh = fstamp[j] != fnow;
@@ -501,6 +524,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
       const std::uint32_t cnow = coarse.next();
       row.clear();
       for (I e = 0; e < len; ++e) {
+        if constexpr (csr) prefetch_row(w.data() + e + kPrefetchAhead, w.data() + len, P.rowptr, P.colidx, static_cast<const V *>(nullptr));
         if (repeats_previous(p_rep, w.data(), e)) continue;
         for_each_entry(P, w[e], [&](I c, V) {
           if (cstamp[c] != cnow) {
@@ -525,7 +549,8 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   for (I k = 0; k < P.nrows; ++k)
     if (P.row_length(k) > 0) rows_of_a += ap_row_flops(ops, k);
   const Count rows_of_c = std::accumulate(rows_of_c_flops.begin(), rows_of_c_flops.end(), Count(0));
-  plan.by_rows_of_c_ = form == TripleForm::Fused ? numeric_by_rows_of_c(A, P, Pt, rows_of_a, rows_of_c) : form == TripleForm::FusedRowsOfC;
+  const Count c_nnz = std::accumulate(c_rowptr.begin(), c_rowptr.end(), Count(0)); // row lengths still
+  plan.by_rows_of_c_ = form == TripleForm::Fused ? numeric_by_rows_of_c(A, P, Pt, c_nnz, rows_of_a, rows_of_c) : form == TripleForm::FusedRowsOfC;
   plan.flops_ = plan.by_rows_of_c_ ? rows_of_c : rows_of_a;
   pt = CsrMatrix<I, V>(); // P^T's pattern is done with: freed before C's columns are allocated
   Count nnz = 0;
@@ -626,7 +651,9 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
         // (Pt A)(i,:) = sum over Pt(i,k) of Pt(i,k) A(k,:), its columns listed as first reached
         I *const __restrict wp = w.data();
         I len = 0;
-        const auto fine_sum = [&](I j) -> V & { // its first use marks column j, lists it and starts its sum at +0
+        // its first use marks column j, lists it and starts its sum at +0 (always_inline: GCC 12 made it
+        // a call, which reloaded marks, the list and its length through the closure at every product)
+        const auto fine_sum = [&](I j) __attribute__((always_inline)) -> V & {
           std::uint64_t &word = marks[static_cast<std::size_t>(j) >> 6];
           const std::uint64_t bit = std::uint64_t(1) << (j & 63);
           if (!(word & bit)) {
@@ -692,12 +719,12 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
       if (searched) {
         lo = P.ncols;
         hi = -1;
-        for_each_entry(A, k, [&](I j, V a) {
+        for_each_entry_fetching(A, k, P, [&](I j, V a) {
           widen_to_row(P, j, lo, hi);
           for_each_entry(P, j, [&](I c, V p) { acc[c] += a * p; });
         });
       } else
-        for_each_entry(A, k, [&](I j, V a) { for_each_entry(P, j, [&](I c, V p) { acc[c] += a * p; }); });
+        for_each_entry_fetching(A, k, P, [&](I j, V a) { for_each_entry(P, j, [&](I c, V p) { acc[c] += a * p; }); });
       const auto span = [&](I i) { return entries_in_range(cptr, ccol, i, lo, hi); };
       // p * 0 would be NaN for a non-finite p: its entries of C(i,:) [e0, e1) take only the row's own
       // pattern (rare: out of the loop below)
