@@ -52,6 +52,22 @@ class Stamps {
   }
   std::uint32_t current() const { return now_; }
   std::size_t bytes() const { return stamp_.capacity() * sizeof(std::uint32_t); }
+  // Sorts `cols`, the columns marked now: by sorting the list, or where they fill enough of their
+  // span, by scanning the marks over it (an R-MAT C has rows of 4300 of 4500 columns, and sorting
+  // them was a third of its symbolic phase).
+  template <class I>
+  void sort_marked(std::vector<I> &cols) const
+  {
+    const std::size_t n = cols.size();
+    if (n <= kInsertionSortMax) return sort_small(cols.data(), cols.data() + n, std::less<I>());
+    const auto [lo, hi] = std::minmax_element(cols.begin(), cols.end());
+    const I c0 = *lo, c1 = *hi + 1;
+    if (static_cast<double>(c1 - c0) > 4.0 * static_cast<double>(n) * std::log2(static_cast<double>(n)))
+      return std::sort(cols.begin(), cols.end());
+    cols.clear();
+    for (I c = c0; c < c1; ++c)
+      if (stamp_[static_cast<std::size_t>(c)] == now_) cols.push_back(c);
+  }
 
  private:
   std::vector<std::uint32_t> stamp_;
@@ -533,7 +549,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
           }
         });
       }
-      sort_small(row.data(), row.data() + row.size(), std::less<I>());
+      coarse.sort_marked(row);
       out.append(row);
       c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(row.size());
       merged[t] += static_cast<Count>(Pt.rowptr[i + 1] - Pt.rowptr[i]) * static_cast<Count>(row.size());

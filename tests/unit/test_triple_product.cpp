@@ -130,6 +130,28 @@ TEST_CASE("fused PtAP with a smoothed-aggregation P: the stored chain's bits on 
   CHECK(run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Fused, 1).steps.back().by_rows_of_c);
 }
 
+TEST_CASE("fused PtAP's long rows of C: listed by a scan of the marks where they fill their span, sorted where scattered", "[triple]")
+{
+  // The symbolic phase lists a row of C longer than kInsertionSortMax by scanning its marks over its
+  // span when it fills enough of it (Stamps::sort_marked): dense rows (60 coarse columns), and
+  // rows of tens of entries among 20000 columns, which it sorts.
+  for (std::int64_t coarse : {60, 20000}) {
+    INFO(coarse << " columns of P");
+    const Csr A = pctest::to_csr<I>(pctest::random_matrix(2000, 2000, 0.005, 11));
+    const Csr P = pctest::to_csr<I>(pctest::random_matrix(2000, coarse, coarse < 100 ? 0.05 : 0.0002, 12));
+    const Csr A2 = revalue(A, 2.0), P2 = revalue(P, 0.5);
+    const Result stored = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Stored, 1);
+    I longest = 0;
+    for (std::size_t i = 0; i + 1 < stored.rowptr.size(); ++i) longest = std::max(longest, stored.rowptr[i + 1] - stored.rowptr[i]);
+    REQUIRE(longest > 32); // the premise: rows past the insertion sort
+    for (const TripleForm form : kFusedOrders)
+      for (int threads : {1, 2}) {
+        INFO(to_string(form) << ", " << threads << " threads");
+        check_fused_bits(run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, form, threads), form, stored, A, P, A2, P2);
+      }
+  }
+}
+
 TEST_CASE("fused PtAP on node-block operands (runs of P's repeated rows): the stored chain's bits on 1 2 4 threads", "[triple]")
 {
   // P's rows of a node repeat one another, so A*P's rows are formed by runs and merged into C's rows
