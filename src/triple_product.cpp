@@ -560,20 +560,19 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
     bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + row.capacity()) * sizeof(I) + out.bytes());
   });
   errors.rethrow();
-  // The numeric phase's multiply-adds in each order, and the order (numeric_by_rows_of_c)
-  Count rows_of_a = std::accumulate(merged.begin(), merged.end(), Count(0)); // into C's rows
-  for (I k = 0; k < P.nrows; ++k)
-    if (P.row_length(k) > 0) rows_of_a += ap_row_flops(ops, k);
-  const Count rows_of_c = std::accumulate(rows_of_c_flops.begin(), rows_of_c_flops.end(), Count(0));
-  const Count c_nnz = std::accumulate(c_rowptr.begin(), c_rowptr.end(), Count(0)); // row lengths still
-  plan.by_rows_of_c_ = form == TripleForm::Fused ? numeric_by_rows_of_c(A, P, Pt, c_nnz, rows_of_a, rows_of_c) : form == TripleForm::FusedRowsOfC;
-  plan.flops_ = plan.by_rows_of_c_ ? rows_of_c : rows_of_a;
-  pt = CsrMatrix<I, V>(); // P^T's pattern is done with: freed before C's columns are allocated
   Count nnz = 0;
   for (I i = 0; i < m; ++i) {
     nnz += c_rowptr[static_cast<std::size_t>(i) + 1];
     c_rowptr[static_cast<std::size_t>(i) + 1] = checked_index<I>(nnz, "nnz(C) of the triple product");
   }
+  // The numeric phase's multiply-adds in each order, and the order (numeric_by_rows_of_c)
+  Count rows_of_a = std::accumulate(merged.begin(), merged.end(), Count(0)); // into C's rows
+  for (I k = 0; k < P.nrows; ++k)
+    if (P.row_length(k) > 0) rows_of_a += ap_row_flops(ops, k);
+  const Count rows_of_c = std::accumulate(rows_of_c_flops.begin(), rows_of_c_flops.end(), Count(0));
+  plan.by_rows_of_c_ = form == TripleForm::Fused ? numeric_by_rows_of_c(A, P, Pt, nnz, rows_of_a, rows_of_c) : form == TripleForm::FusedRowsOfC;
+  plan.flops_ = plan.by_rows_of_c_ ? rows_of_c : rows_of_a;
+  pt = CsrMatrix<I, V>(); // P^T's pattern is done with: freed before C's columns are allocated
   c_colidx.resize(static_cast<std::size_t>(nnz));
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
   for (int t = 0; t < nt; ++t) cols[t].move_to(c_colidx.data() + c_rowptr[rows[t]]);
