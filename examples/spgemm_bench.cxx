@@ -605,14 +605,17 @@ int main(int argc, char **argv)
                           (double)s.tol));
   }
 
-  const MachineFloor machine = MeasureMachine(); /* before any matrix: the floors of every row */
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "machine: STREAM triad %.1f GB/s on 1 thread, %.1f GB/s on %d; first-touch page fault %.2f us per 4 KiB page\n", machine.triad_gbs_1t, machine.triad_gbs_nt,
-                        machine.threads, machine.fault_us));
+  MachineFloor         machine;
   bool                 any_bad = false;
   std::vector<Summary> all;
   for (const Problem &p : problems) {
     Summary S;
     PetscCall(RunProblem(p, algs, s, &S));
+    if (all.empty()) { /* once an input has loaded and run: a bad option or file costs no measure */
+      machine = MeasureMachine();
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "machine: STREAM triad %.1f GB/s on 1 thread, %.1f GB/s on %d; first-touch page fault %.2f us per 4 KiB page\n", machine.triad_gbs_1t,
+                            machine.triad_gbs_nt, machine.threads, machine.fault_us));
+    }
     PrintTable(S, s);
     std::fflush(stdout);
     for (const Figures &f : S.figs) any_bad = any_bad || !f.ok();
