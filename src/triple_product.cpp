@@ -36,6 +36,15 @@ constexpr std::ptrdiff_t kSearchedRowLength = 64;
 // to 1.16-1.18x allatonce's, rows of A 1.13-1.15x.
 constexpr Count kPtBlockParts = 16;
 constexpr Count kMinPtBlock = 4096;
+// The symbolic phase makes P^T's pattern in blocks too, as small as the numeric phase's where that
+// costs few passes over P: each block is a pass over the rows of P that reach it, which on a
+// scattered numbering (or with aggregates numbered apart from their rows) is all of P. So it takes
+// the most parts of kPtBlockParts, 8 and kPtSymbolicMinParts whose blocks pass over at most
+// kPtSymbolicMaxPasses times P's rows in all (symbolic_pt_budget). Measured, 1 thread: shuffled
+// 7-point (1M rows), sixteen blocks took 0.18 s more of a 0.7 s symbolic phase; the natural 7-point
+// 0.05 s more of 0.27 s, its PCGAMG aggregates reaching rows far apart.
+constexpr Count kPtSymbolicMinParts = 4;
+constexpr Count kPtSymbolicMaxPasses = 4;
 
 // m-wide marks: column c is marked in the current set iff stamp[c] == now.
 class Stamps {
@@ -122,28 +131,6 @@ inline void widen_to_row(const PiecedView<I, V> &M, I i, I &lo, I &hi)
   });
 }
 
-// P^T's pattern, rows sorted (a row k of P adds k to the rows of its columns, k increasing).
-template <class I, class V>
-CsrMatrix<I, V> pattern_transpose(const CsrView<I, V> &P)
-{
-  return transpose(CsrView<I, V>{P.nrows, P.ncols, P.rowptr, P.colidx, nullptr});
-}
-template <class I, class V>
-CsrMatrix<I, V> pattern_transpose(const PiecedView<I, V> &P)
-{
-  checked_index<I>(P.nnz(), "nnz of P's local rows"); // its parts fit the index type, their sum need not
-  CsrMatrix<I, V> T;
-  T.nrows = P.ncols;
-  T.ncols = P.nrows;
-  T.rowptr.assign(static_cast<std::size_t>(P.ncols) + 1, I(0));
-  for (I k = 0; k < P.nrows; ++k) for_each_entry(P, k, [&](I c, V) { ++T.rowptr[static_cast<std::size_t>(c) + 1]; });
-  for (I c = 0; c < P.ncols; ++c) T.rowptr[static_cast<std::size_t>(c) + 1] += T.rowptr[c];
-  T.colidx.resize(static_cast<std::size_t>(T.rowptr[P.ncols]));
-  std::vector<I> next(T.rowptr.begin(), T.rowptr.end() - 1);
-  for (I k = 0; k < P.nrows; ++k) for_each_entry(P, k, [&](I c, V) { T.colidx[static_cast<std::size_t>(next[c]++)] = k; });
-  return T;
-}
-
 // Writes to out the columns of (A*P)(k,:), each once, in the order first reached (room: the row's
 // multiply-adds), and returns how many; they stay marked in `marks` (stamp == marks.current()).
 template <class I, class V, class M>
@@ -223,15 +210,11 @@ template <class I, class V, class M>
 void check_fits(const TripleOperands<I, V, M> &ops)
 {
   const M &A = ops.A, &P = ops.P;
-  const CsrView<I, V> &Pt = ops.Pt;
   std::vector<I> longest(static_cast<std::size_t>(A.nrows), 0); // per row k of A: the longest P(j,:) it reaches
   for (I k = 0; k < A.nrows; ++k) for_each_entry(A, k, [&](I j, V) { longest[k] = std::max(longest[k], P.row_length(j)); });
-  Count lower = 0;
-  for (I i = 0; i < Pt.nrows; ++i) {
-    I row = 0;
-    for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q) row = std::max(row, longest[Pt.colidx[q]]);
-    lower += row;
-  }
+  std::vector<I> row(static_cast<std::size_t>(P.ncols), 0); // per row i of C: the longest P(j,:) a row k of A with P(k,i) reaches
+  for (I k = 0; k < P.nrows; ++k) for_each_entry(P, k, [&](I i, V) { row[i] = std::max(row[i], longest[k]); });
+  const Count lower = std::accumulate(row.begin(), row.end(), Count(0));
   if (lower > static_cast<Count>(std::numeric_limits<I>::max()))
     throw IndexOverflow("nnz(C) >= " + std::to_string(lower) + " does not fit the index type (max " +
                         std::to_string(static_cast<Count>(std::numeric_limits<I>::max())) + ")");
@@ -388,90 +371,158 @@ inline double numeric_cache_bytes()
   }();
   return bytes;
 }
+// median_span: of the nonempty rows of P^T, the median span of the rows of A each reaches (last - first + 1)
 template <class I, class V, class M>
-bool numeric_by_rows_of_c(const M &A, const M &P, const CsrView<I, V> &Pt, Count c_nnz, Count rows_of_a, Count rows_of_c)
+bool numeric_by_rows_of_c(const M &A, const M &P, I median_span, Count c_nnz, Count rows_of_a, Count rows_of_c)
 {
-  std::vector<I> span; // per nonempty row of P^T: the rows of A it reaches lie in a window this long
-  span.reserve(static_cast<std::size_t>(Pt.nrows));
-  for (I i = 0; i < Pt.nrows; ++i)
-    if (Pt.rowptr[i + 1] > Pt.rowptr[i]) span.push_back(Pt.colidx[Pt.rowptr[i + 1] - 1] - Pt.colidx[Pt.rowptr[i]] + 1);
-  if (span.empty()) return true;
-  std::nth_element(span.begin(), span.begin() + static_cast<std::ptrdiff_t>(span.size() / 2), span.end());
+  if (median_span == 0) return true;
   constexpr double entry = sizeof(I) + sizeof(V);
   const double a_row = entry * static_cast<double>(A.nnz()) / std::max<double>(A.nrows, 1) + sizeof(I);
   const double p_bytes = entry * static_cast<double>(P.nnz()) + sizeof(I) * static_cast<double>(P.nrows);
   const double cache = numeric_cache_bytes();
-  const bool wide = static_cast<double>(span[span.size() / 2]) * a_row > cache;
+  const bool wide = static_cast<double>(median_span) * a_row > cache;
   if (wide && p_bytes <= cache) return false;
   if (wide && p_bytes > 2 * cache && entry * static_cast<double>(c_nnz) > cache) return true;
   return static_cast<double>(rows_of_a) >= kRowsOfCMinGain * static_cast<double>(rows_of_c);
 }
+// The median of span(i) over the rows i of P^T with span(i) > 0 (0 if none)
+template <class I, class Span>
+I median_span(I m, Span &&span)
+{
+  std::vector<I> spans;
+  spans.reserve(static_cast<std::size_t>(m));
+  for (I i = 0; i < m; ++i)
+    if (const I w = span(i); w > 0) spans.push_back(w);
+  if (spans.empty()) return 0;
+  std::nth_element(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(spans.size() / 2), spans.end());
+  return spans[spans.size() / 2];
+}
 
-// Numeric phase, by rows of C: a thread's rows [c0, c1) of P^T with values, a block of rows at a
-// time (the numeric phase keeps no P^T between calls, and never holds it whole). One pass over P
-// counts each row's entries and the range of P's rows that reach it; a block then takes rows while
-// their entries fit the budget, and one pass over the rows of P that reach them fills it.
+// Rows [c0, c1) of P^T (columns of P): each one's entries and the first and last row of P holding
+// it, from one pass over P; all that is known of P^T until a block of it is made (PtBlocks).
+template <class I>
+struct PtRowStats {
+  I c0 = 0;
+  std::vector<I> count, first, last;
+};
+template <class I, class V, class M>
+PtRowStats<I> pt_row_stats(const M &P, I c0, I c1)
+{
+  PtRowStats<I> s;
+  s.c0 = c0;
+  const std::size_t n = static_cast<std::size_t>(c1 - c0);
+  s.count.assign(n, 0);
+  s.first.assign(n, P.nrows);
+  s.last.assign(n, -1);
+  for (I k = 0; k < P.nrows; ++k)
+    for_each_entry(P, k, [&](I i, V) {
+      if (i < c0 || i >= c1) return;
+      const std::size_t r = static_cast<std::size_t>(i - c0);
+      if (s.count[r]++ == 0) s.first[r] = k;
+      s.last[r] = k;
+    });
+  return s;
+}
+
+// The block of P^T's rows that starts at b0: rows while their entries fit the budget (at least one),
+// not past c1. Returns its end and sets [lo, hi] to the rows of P that reach it (lo > hi: none).
+template <class I>
+I pt_block_end(const PtRowStats<I> &s, I b0, I c1, Count budget, I p_rows, I &lo, I &hi)
+{
+  const auto count = [&](I i) { return s.count[static_cast<std::size_t>(i - s.c0)]; };
+  Count entries = 0;
+  lo = p_rows;
+  hi = -1;
+  I b1 = b0;
+  do {
+    entries += count(b1);
+    if (count(b1) > 0) {
+      lo = std::min(lo, s.first[static_cast<std::size_t>(b1 - s.c0)]);
+      hi = std::max(hi, s.last[static_cast<std::size_t>(b1 - s.c0)]);
+    }
+    ++b1;
+  } while (b1 < c1 && entries + count(b1) <= budget);
+  return b1;
+}
+
+// A thread's rows [c0, c1) of P^T, a block of rows at a time: neither phase holds P^T whole (nor
+// keeps it between calls). A block takes rows while their entries fit the budget, and one pass over
+// the rows of P that reach them fills it; with_values: P's values too (the numeric phase).
 template <class I, class V, class M>
 class PtBlocks {
  public:
-  PtBlocks(const M &P, I c0, I c1, Count budget)
-      : P_(P), c0_(c0), c1_(c1), budget_(std::max<Count>(budget, 1)), count_(static_cast<std::size_t>(c1 - c0), 0),
-        first_(static_cast<std::size_t>(c1 - c0), P.nrows), last_(static_cast<std::size_t>(c1 - c0), -1), b1_(c0)
+  // stats: rows [c0, c1) at least, made by the caller (shared by the threads), or null (made here)
+  PtBlocks(const M &P, I c0, I c1, Count budget, bool with_values, const PtRowStats<I> *stats = nullptr)
+      : P_(P), c1_(c1), budget_(std::max<Count>(budget, 1)), with_values_(with_values), b1_(c0)
   {
-    for (I k = 0; k < P.nrows; ++k)
-      for_each_entry(P, k, [&](I i, V) {
-        if (i < c0 || i >= c1) return;
-        const std::size_t r = static_cast<std::size_t>(i - c0);
-        ++count_[r];
-        first_[r] = std::min(first_[r], k);
-        last_[r] = k;
-      });
+    if (!stats) {
+      own_ = pt_row_stats<I, V>(P, c0, c1);
+      stats = &own_;
+    }
+    stats_ = stats;
   }
+  PtBlocks(const PtBlocks &) = delete; // it points into own_
+  PtBlocks &operator=(const PtBlocks &) = delete;
   // Makes the next block of rows, [the last one's end, b1()); called while rows remain.
   void next()
   {
     b0_ = b1_;
-    Count entries = 0;
-    I lo = P_.nrows, hi = -1;
-    b1_ = b0_;
-    do {
-      const std::size_t r = static_cast<std::size_t>(b1_ - c0_);
-      entries += count_[r];
-      if (count_[r] > 0) {
-        lo = std::min(lo, first_[r]);
-        hi = std::max(hi, last_[r]);
-      }
-      ++b1_;
-    } while (b1_ < c1_ && entries + count_[static_cast<std::size_t>(b1_ - c0_)] <= budget_);
+    I lo, hi;
+    b1_ = pt_block_end(*stats_, b0_, c1_, budget_, P_.nrows, lo, hi);
     ptr_.assign(static_cast<std::size_t>(b1_ - b0_) + 1, I(0));
-    for (I i = b0_; i < b1_; ++i) ptr_[static_cast<std::size_t>(i - b0_) + 1] = ptr_[static_cast<std::size_t>(i - b0_)] + count_[static_cast<std::size_t>(i - c0_)];
-    k_.resize(static_cast<std::size_t>(entries));
-    v_.resize(static_cast<std::size_t>(entries));
+    for (I i = b0_; i < b1_; ++i) ptr_[static_cast<std::size_t>(i - b0_) + 1] = ptr_[static_cast<std::size_t>(i - b0_)] + stats_->count[static_cast<std::size_t>(i - stats_->c0)];
+    const std::size_t entries = static_cast<std::size_t>(ptr_.back());
+    k_.resize(entries);
+    if (with_values_) v_.resize(entries);
     next_.assign(ptr_.begin(), ptr_.end() - 1);
     for (I k = lo; k <= hi; ++k)
       for_each_entry(P_, k, [&](I i, V p) {
         if (i < b0_ || i >= b1_) return;
         const I at = next_[static_cast<std::size_t>(i - b0_)]++;
         k_[static_cast<std::size_t>(at)] = k;
-        v_[static_cast<std::size_t>(at)] = p;
+        if (with_values_) v_[static_cast<std::size_t>(at)] = p;
       });
   }
   I b1() const { return b1_; }
-  // Row i of P^T (in the block): its columns k (increasing) and values, and where the block's end.
+  // Row i of P^T (in the block): its columns k (increasing) and values (with_values), and where the block's end.
   const I *cols(I i) const { return k_.data() + ptr_[static_cast<std::size_t>(i - b0_)]; }
   const V *values(I i) const { return v_.data() + ptr_[static_cast<std::size_t>(i - b0_)]; }
   I length(I i) const { return ptr_[static_cast<std::size_t>(i - b0_) + 1] - ptr_[static_cast<std::size_t>(i - b0_)]; }
   const I *cols_end() const { return k_.data() + k_.size(); }
+  std::size_t bytes() const { return (own_.count.capacity() * 3 + ptr_.capacity() + next_.capacity() + k_.capacity()) * sizeof(I) + v_.capacity() * sizeof(V); }
 
  private:
   const M &P_;
-  I c0_, c1_;
+  I c1_;
   Count budget_;
-  std::vector<I> count_, first_, last_; // per row of the thread's: entries, first and last row of P holding it
+  bool with_values_;
+  PtRowStats<I> own_;                     // made here when the caller has none
+  const PtRowStats<I> *stats_ = nullptr; // the rows' entries, first and last row of P holding them
   I b1_, b0_ = 0;
   std::vector<I> ptr_, next_, k_;
   std::vector<V> v_;
 };
+
+// A block of P^T holds at most 1/parts of P's entries per thread (at least kMinPtBlock)
+inline Count pt_block_budget(Count p_nnz, int threads, Count parts)
+{
+  return std::max<Count>(kMinPtBlock, p_nnz / (parts * threads));
+}
+
+// The symbolic phase's block budget (kPtSymbolicMaxPasses): the rows of P that the threads' blocks
+// (thread t: rows [rows[t], rows[t + 1]) of P^T) would pass over are counted, blocks formed as PtBlocks forms them.
+template <class I>
+Count symbolic_pt_budget(const PtRowStats<I> &s, const std::vector<I> &rows, I p_rows, Count p_nnz, int threads)
+{
+  for (const Count parts : {kPtBlockParts, kPtBlockParts / 2, kPtSymbolicMinParts}) {
+    const Count budget = pt_block_budget(p_nnz, threads, parts);
+    Count passed = 0;
+    for (int t = 0; t < threads; ++t)
+      for (I i = rows[t], lo, hi; i < rows[t + 1]; passed += hi >= lo ? hi - lo + 1 : 0) i = pt_block_end(s, i, rows[t + 1], budget, p_rows, lo, hi);
+    if (passed <= kPtSymbolicMaxPasses * static_cast<Count>(p_rows)) return budget;
+  }
+  return pt_block_budget(p_nnz, threads, kPtSymbolicMinParts);
+}
 
 } // namespace
 
@@ -480,19 +531,29 @@ template <class M>
 FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, M> &given, TripleForm form, std::vector<I> &c_rowptr,
                                                             std::vector<I> &c_colidx)
 {
-  TripleOperands<I, V, M> ops = given;
-  CsrMatrix<I, V> pt; // P^T's pattern, for this phase only
-  if (!ops.Pt.rowptr) {
-    pt = pattern_transpose(ops.P);
-    ops.Pt = pt.view();
-  }
+  const TripleOperands<I, V, M> &ops = given;
   const M &A = ops.A, &P = ops.P;
-  const CsrView<I, V> &Pt = ops.Pt;
-  const I m = Pt.nrows;
+  const I m = P.ncols;
+  const CsrView<I, V> &Pt = ops.Pt; // RARt: R's pattern; PtAP: none, made a block of rows at a time (PtBlocks)
+  const bool given_pt = Pt.rowptr != nullptr;
   const int nt = team_size(ops, m);
   constexpr bool csr = std::is_same_v<M, CsrView<I, V>>;
   check_fits(ops);
-  const std::vector<I> rows = balanced_chunks(Pt.rowptr, m, nt); // an entry of Pt: a row of A to merge
+  PtRowStats<I> stats; // PtAP: P^T's row counts and spans, one pass over P
+  std::vector<I> pt_rowptr;
+  if (!given_pt) {
+    checked_index<I>(P.nnz(), "nnz of P's local rows"); // P^T's row pointers (a PiecedView's parts fit the index type, their sum need not)
+    stats = pt_row_stats<I, V>(P, 0, m);
+    pt_rowptr.resize(static_cast<std::size_t>(m) + 1);
+    pt_rowptr[0] = 0;
+    for (I i = 0; i < m; ++i) pt_rowptr[static_cast<std::size_t>(i) + 1] = pt_rowptr[i] + stats.count[static_cast<std::size_t>(i)];
+  }
+  const std::vector<I> rows = balanced_chunks(given_pt ? Pt.rowptr : pt_rowptr.data(), m, nt); // an entry of Pt: a row of A to merge
+  pt_rowptr = std::vector<I>();
+  // the rows of A (and P) a row of Pt reaches: their median span, for the blocks and the numeric phase's order
+  const I span = given_pt ? median_span(m, [&](I i) { return Pt.row_length(i) > 0 ? Pt.colidx[Pt.rowptr[i + 1] - 1] - Pt.colidx[Pt.rowptr[i]] + 1 : I(0); })
+                          : median_span(m, [&](I i) { return stats.count[static_cast<std::size_t>(i)] > 0 ? stats.last[static_cast<std::size_t>(i)] - stats.first[static_cast<std::size_t>(i)] + 1 : I(0); });
+  const Count pt_budget = given_pt ? 0 : symbolic_pt_budget(stats, rows, P.nrows, P.nnz(), nt);
   FusedTripleProduct plan;
   plan.a_nnz_ = A.nnz();
   plan.p_nnz_ = P.nnz();
@@ -519,17 +580,27 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
     std::vector<I> w;   // (Pt A)(i,:)'s pattern
     std::vector<I> row; // C(i,:)'s
     Staging<I> &out = cols[static_cast<std::size_t>(t)];
+    std::optional<PtBlocks<I, V, M>> blocks;
+    if (!given_pt) blocks.emplace(P, rows[t], rows[t + 1], pt_budget, false, &stats);
+    I b1 = rows[t];
     for (I i = rows[t]; i < rows[t + 1]; ++i) {
+      if (i == b1 && blocks) { // the next block of P^T's rows
+        blocks->next();
+        b1 = blocks->b1();
+      }
+      const I nk = given_pt ? Pt.row_length(i) : blocks->length(i);
+      const I *const ks = given_pt ? Pt.colidx + Pt.rowptr[i] : blocks->cols(i);
+      const I *const ks_end = given_pt ? Pt.colidx + Pt.nnz() : blocks->cols_end();
       Count bound = 0;
-      for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q) bound += A.row_length(Pt.colidx[q]);
+      for (I q = 0; q < nk; ++q) bound += A.row_length(ks[q]);
       if (static_cast<Count>(w.size()) < bound) w.resize(static_cast<std::size_t>(bound));
       const std::uint32_t fnow = fine.next();
       I len = 0;
-      for (I q = Pt.rowptr[i]; q < Pt.rowptr[i + 1]; ++q) {
-        const I k = Pt.colidx[q];
+      for (I q = 0; q < nk; ++q) {
+        const I k = ks[q];
         // A's rows are fetched at random (the hot spot of a scattered numbering), so is P's below
-        if constexpr (csr) prefetch_row(Pt.colidx + q + kPrefetchAhead, Pt.colidx + Pt.nnz(), A.rowptr, A.colidx, static_cast<const V *>(nullptr));
-        if (repeats_previous(a_rep, Pt.colidx + Pt.rowptr[i], q - Pt.rowptr[i])) continue;
+        if constexpr (csr) prefetch_row(ks + q + kPrefetchAhead, ks_end, A.rowptr, A.colidx, static_cast<const V *>(nullptr));
+        if (repeats_previous(a_rep, ks, q)) continue;
         for_each_entry(A, k, [&](I j, V) {
           const bool fresh = fstamp[j] != fnow;
           fstamp[j] = fnow;
@@ -552,12 +623,12 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
       coarse.sort_marked(row);
       out.append(row);
       c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(row.size());
-      merged[t] += static_cast<Count>(Pt.rowptr[i + 1] - Pt.rowptr[i]) * static_cast<Count>(row.size());
+      merged[t] += static_cast<Count>(nk) * static_cast<Count>(row.size());
       rows_of_c_flops[t] += bound; // (Pt A)(i,:)'s multiply-adds
       for (I e = 0; e < len; ++e) rows_of_c_flops[t] += P.row_length(w[e]); // (Pt A)(i,:) P's
       checked_index<I>(out.size(), "nnz(C) of the triple product"); // stop at once past the index type
     }
-    bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + row.capacity()) * sizeof(I) + out.bytes());
+    bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + row.capacity()) * sizeof(I) + out.bytes() + (blocks ? blocks->bytes() : 0));
   });
   errors.rethrow();
   Count nnz = 0;
@@ -570,9 +641,9 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   for (I k = 0; k < P.nrows; ++k)
     if (P.row_length(k) > 0) rows_of_a += ap_row_flops(ops, k);
   const Count rows_of_c = std::accumulate(rows_of_c_flops.begin(), rows_of_c_flops.end(), Count(0));
-  plan.by_rows_of_c_ = form == TripleForm::Fused ? numeric_by_rows_of_c(A, P, Pt, nnz, rows_of_a, rows_of_c) : form == TripleForm::FusedRowsOfC;
+  plan.by_rows_of_c_ = form == TripleForm::Fused ? numeric_by_rows_of_c<I, V>(A, P, span, nnz, rows_of_a, rows_of_c) : form == TripleForm::FusedRowsOfC;
   plan.flops_ = plan.by_rows_of_c_ ? rows_of_c : rows_of_a;
-  pt = CsrMatrix<I, V>(); // P^T's pattern is done with: freed before C's columns are allocated
+  stats = PtRowStats<I>(); // freed before C's columns are allocated
   c_colidx.resize(static_cast<std::size_t>(nnz));
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
   for (int t = 0; t < nt; ++t) cols[t].move_to(c_colidx.data() + c_rowptr[rows[t]]);
@@ -645,7 +716,7 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
       std::vector<V> wv; // and their values
       const bool given = ops.Pt.rowptr && ops.Pt.values; // RARt: Pt = R, with values
       std::optional<PtBlocks<I, V, M>> blocks;
-      if (!given) blocks.emplace(P, c0, c1, std::max<Count>(kMinPtBlock, P.nnz() / (kPtBlockParts * nt)));
+      if (!given) blocks.emplace(P, c0, c1, pt_block_budget(P.nnz(), nt, kPtBlockParts), true);
       I b1 = c0;
       for (I i = c0; i < c1; ++i) {
         if (i == b1 && blocks) { // the next block of P^T's rows

@@ -8,7 +8,10 @@
 // rows k over Pt(i,k)), then the union of P's rows j. It costs sum over Pt(i,k) of nnz(A(k,:)), plus
 // sum over C's rows of nnz((Pt A)(i,:)) times P's entries per row: less than forming A*P's rows
 // where P has fewer columns than rows, and nothing of A*P is held. Pt's pattern is needed here
-// only: for PtAP it is formed (a transpose of P's pattern) and freed.
+// only (RARt has it: R); for PtAP it is made a block of rows at a time, as the numeric phase makes
+// Pt with values (PtBlocks, below), after one pass over P that counts each row of Pt's entries: the
+// whole of P^T's pattern (4 bytes an entry of P) took a PCGAMG elasticity product's symbolic phase to
+// more memory than C.
 //
 // Numeric (C's values), in one of two orders (chosen per product in the symbolic phase,
 // numeric_by_rows_of_c in triple_product.cpp, or named: TripleForm), each thread a range of C's rows:
@@ -42,8 +45,9 @@
 // rows, straight into its part of the distributed C), the other rows compactly.
 //
 // Workspace per thread (m = C's columns, n = A's columns): symbolic: 4 (n + m) bytes of stamps, a
-// row of (Pt A) and the thread's rows of C's pattern until they are copied to C (at most twice
-// that, growing); numeric by rows of C: (V + 1/8) n bytes of accumulator and marks, V m, a row of
+// row of (Pt A), the thread's rows of C's pattern until they are copied to C (in blocks of 64 Ki
+// entries) and a block of Pt's pattern (as below, I bytes an entry), plus 3 I m bytes in all (Pt's
+// row counts and spans); numeric by rows of C: (V + 1/8) n bytes of accumulator and marks, V m, a row of
 // (Pt A) ((I + V) a column of it) and the block of P^T (at most a sixteenth of P's entries over
 // the threads, (I + V) bytes each, at least 4096), plus 3 I per row of C of the thread's; by rows of
 // A: V m bytes of accumulator. Where P's rows repeat one another (a block
