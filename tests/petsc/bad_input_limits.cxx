@@ -141,9 +141,9 @@ PetscErrorCode Memory(void)
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   mallopt(M_TRIM_THRESHOLD, 128 * 1024);
   #endif
-  /* An operator of 60000 rows, 7 random entries and the diagonal per row, and an aggregation-like P */
-  PetscCall(RandomAIJ(PETSC_COMM_SELF, 60000, 60000, 7, 5, &A));
-  PetscCall(RandomAIJ(PETSC_COMM_SELF, 60000, 5000, 2, 6, &P));
+  /* An operator of 120000 rows, 7 random entries and the diagonal per row, and an aggregation-like P */
+  PetscCall(RandomAIJ(PETSC_COMM_SELF, 120000, 120000, 7, 5, &A));
+  PetscCall(RandomAIJ(PETSC_COMM_SELF, 120000, 10000, 2, 6, &P));
   PetscCall(RandomAIJ(PETSC_COMM_SELF, 3000, 3000, 8, 7, &W));
   {
     Mat C; /* OpenMP starts its threads here: thread creation under the limit is libgomp's fatal error */
@@ -158,7 +158,7 @@ PetscErrorCode Memory(void)
       Mat            Cref;
       int            ours = 0, petscs = 0, fits = 0;
       PetscCall(FormProduct(kInCode, type, o, MATPRODUCTALGORITHMDEFAULT, &Cref));
-      for (long margin_mib = 0; margin_mib <= 2048 && !fits; margin_mib += 2) {
+      for (long margin_mib = 0; margin_mib <= 2048 && !fits; margin_mib += 4) {
         Case c;
         c.section   = "allocation failure";
         c.what      = std::string(MatProductTypes[type]) + ", MatProductSetAlgorithm " + alg + ", address space limited to the mapped + " + std::to_string(margin_mib) + " MiB";
