@@ -514,7 +514,7 @@ inline Count pt_block_budget(Count p_nnz, int threads, Count parts)
 template <class I>
 Count symbolic_pt_budget(const PtRowStats<I> &s, const std::vector<I> &rows, I p_rows, Count p_nnz, int threads)
 {
-  for (const Count parts : {kPtBlockParts, kPtBlockParts / 2, kPtSymbolicMinParts}) {
+  for (const Count parts : {kPtBlockParts, kPtBlockParts / 2}) { // the fewest parts need no count: taken if these pass too often
     const Count budget = pt_block_budget(p_nnz, threads, parts);
     Count passed = 0;
     for (int t = 0; t < threads; ++t)

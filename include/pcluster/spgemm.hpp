@@ -42,9 +42,10 @@ constexpr Count kDenseMaxColumns = Count(1) << 24;
 // How ProductPlan computes the triple products PtAP and RARt (include/pcluster/product.hpp):
 //  Fused:  C = Pt*(A*P) without storing A*P (src/triple_product.hpp): nothing but C kept between
 //          the phases, P^T made a block of rows at a time in both (its pattern in the symbolic
-//          phase, with values in the numeric one). Its numeric phase runs by rows of C, as (Pt*A)*P, or by rows of A, forming a row
-//          of A*P and adding it to the rows of C it reaches: Fused picks one per product
-//          (triple_product.cpp, numeric_by_rows_of_c); FusedRowsOfC and FusedRowsOfA ask for one.
+//          phase, with values in the numeric one). Its numeric phase runs by rows of C, as
+//          (Pt*A)*P, or by rows of A, forming a row of A*P and adding it to the rows of C it
+//          reaches: Fused picks one per product (triple_product.cpp, numeric_by_rows_of_c);
+//          FusedRowsOfC and FusedRowsOfA ask for one.
 //  Stored: the chain A*P, P^T, Pt*(A*P) with A*P and P^T kept for reuse (its numeric phase is two
 //          numeric SpGEMMs and a gather), the form the cluster kernel and reordering run in.
 enum class TripleForm { Fused, FusedRowsOfC, FusedRowsOfA, Stored };
