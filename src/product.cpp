@@ -88,6 +88,14 @@ void validate_pieced(const PiecedView<I, V> &M, const char *name)
 
 } // namespace
 
+// SpgemmOptions::sorted_result false: the fused PtAP by rows of C only, whose columns come out of one
+// pass in the order first reached (the other forms and steps need sorted rows).
+static void check_sorted_result(ProductType t, const SpgemmOptions &o)
+{
+  if (!o.sorted_result && !(t == ProductType::PtAP && fused_triple(t, o) && o.triple == TripleForm::FusedRowsOfC && !o.include_diagonal))
+    throw std::invalid_argument("unsorted result rows (sorted_result false): the fused PtAP by rows of C only (triple form fused_rows_of_c, no diagonal forced)");
+}
+
 // The fused triple product forms A*P's rows row-wise in A's own numbering (triple_product.hpp): it
 // serves the row-wise kernel and the cluster kernel's automatic choice; clusters asked for by name,
 // and reorderings, take the stored chain.
@@ -167,7 +175,7 @@ struct ProductPlan<I, V>::Impl {
   void triple_symbolic(Step &step, const detail::TripleOperands<I, V, M> &t, std::vector<I> &c_rowptr, std::vector<I> &c_colidx)
   {
     const auto t1 = std::chrono::steady_clock::now();
-    step.triple = detail::FusedTripleProduct<I, V>::symbolic(t, options.triple, c_rowptr, c_colidx);
+    step.triple = detail::FusedTripleProduct<I, V>::symbolic(t, options.triple, c_rowptr, c_colidx, options.sorted_result);
     const I m = static_cast<I>(c_rowptr.size() - 1);
     if (options.include_diagonal) insert_missing_diagonal(m, c_rowptr, c_colidx, static_cast<std::vector<V> *>(nullptr));
 #ifdef PCLUSTER_FAULT_INJECTION
@@ -215,6 +223,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
   const auto t0 = std::chrono::steady_clock::now();
   product_dimensions(type, ops); // throws on a mismatch, naming the operands' sizes
   validate(options);             // before its thread count is applied below
+  check_sorted_result(type, options);
   ProductPlan plan;
   Impl &im = *plan.impl_;
   im.type = type;
@@ -338,6 +347,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
     throw std::invalid_argument("PtAP: dimension mismatch (A must be square with as many rows as P); A is " + std::to_string(A.nrows) + " x " +
                                 std::to_string(A.ncols) + ", P is " + std::to_string(P.nrows) + " x " + std::to_string(P.ncols));
   validate(options);
+  check_sorted_result(type, options);
   ProductPlan plan;
   Impl &im = *plan.impl_;
   im.type = type;

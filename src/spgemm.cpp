@@ -66,13 +66,14 @@ SpgemmOptions analysis_options(const SpgemmOptions &o)
   const SpgemmOptions defaults;
   SpgemmOptions key = o;
   // Never part of the analysis: how the product is accumulated, on how many threads, its diagonal,
-  // the operand checks and the triple products' form (orderings and clusterings do not depend on
-  // the thread count).
+  // the operand checks, the triple products' form and the order of C's columns (orderings and
+  // clusterings do not depend on the thread count).
   key.accumulator = defaults.accumulator;
   key.num_threads = defaults.num_threads;
   key.include_diagonal = defaults.include_diagonal;
   key.check_operands = defaults.check_operands;
   key.triple = defaults.triple;
+  key.sorted_result = defaults.sorted_result;
   if (o.kernel == Kernel::Rowwise) { // no clusters
     key.scheme = defaults.scheme;
     key.clustering = defaults.clustering;

@@ -529,7 +529,7 @@ Count symbolic_pt_budget(const PtRowStats<I> &s, const std::vector<I> &rows, I p
 template <class I, class V>
 template <class M>
 FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, M> &given, TripleForm form, std::vector<I> &c_rowptr,
-                                                            std::vector<I> &c_colidx)
+                                                            std::vector<I> &c_colidx, bool sorted)
 {
   const TripleOperands<I, V, M> &ops = given;
   const M &A = ops.A, &P = ops.P;
@@ -620,7 +620,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
           }
         });
       }
-      coarse.sort_marked(row);
+      if (sorted) coarse.sort_marked(row);
       out.append(row);
       c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(row.size());
       merged[t] += static_cast<Count>(nk) * static_cast<Count>(row.size());
@@ -841,8 +841,8 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
 
 #define PCLUSTER_INSTANTIATE_TRIPLE(I, V) \
   template class FusedTripleProduct<I, V>; \
-  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, CsrView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &); \
-  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, PiecedView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &); \
+  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, CsrView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &, bool); \
+  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, PiecedView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &, bool); \
   template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, CsrView<I, V>> &, const CsrView<I, V> &, V *, const ResultScatter<I, V> *) const; \
   template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, PiecedView<I, V>> &, const CsrView<I, V> &, V *, const ResultScatter<I, V> *) const;
 PCLUSTER_INSTANTIATE_TRIPLE(std::int32_t, double)

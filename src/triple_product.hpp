@@ -78,10 +78,11 @@ struct TripleOperands {
 template <class I, class V>
 class FusedTripleProduct {
  public:
-  // C's pattern (exact, columns sorted) into c_rowptr/c_colidx (resized).
+  // C's pattern (exact, columns sorted; with sorted false in the order first reached, for FusedRowsOfC
+  // only: SpgemmOptions::sorted_result) into c_rowptr/c_colidx (resized).
   // form: Fused (the numeric phase's order chosen here), FusedRowsOfC or FusedRowsOfA.
   template <class M>
-  static FusedTripleProduct symbolic(const TripleOperands<I, V, M> &ops, TripleForm form, std::vector<I> &c_rowptr, std::vector<I> &c_colidx);
+  static FusedTripleProduct symbolic(const TripleOperands<I, V, M> &ops, TripleForm form, std::vector<I> &c_rowptr, std::vector<I> &c_colidx, bool sorted = true);
   // C's values for the pattern symbolic() made, or a superset of it (e.g. with diagonal entries
   // added: entries the product does not reach get 0). ops.Pt is not read. Throws
   // std::invalid_argument if A or P has not the shape and number of entries it had in symbolic().

@@ -86,16 +86,22 @@ struct SpgemmOptions {
   // cluster kernel's Auto scheme (its A*P rows row-wise) and no reordering; a named cluster scheme
   // and SpgemmOptions::reorder take the stored chain.
   TripleForm triple = TripleForm::Fused;
+  // false: the rows of C keep their columns in the order the product first reaches them, not sorted:
+  // ((P^T A)(i,:)'s columns as A's rows list them, then each of their rows of P as it lists its
+  // columns), the order hypre's own triple product writes (plugins/petsc/hypre_rap.cxx, where
+  // BoomerAMG's coarsening depends on it). The fused PtAP by rows of C only (TripleForm::FusedRowsOfC,
+  // no include_diagonal); its operands need not have sorted rows then (with check_operands false).
+  bool sorted_result = true;
 };
 
 // Every member compared: a member added without being listed here fails to compile.
 inline bool operator==(const SpgemmOptions &x, const SpgemmOptions &y)
 {
   const auto &[kernel, scheme, clustering, row_block_size, accumulator, num_threads, reorder, ordering, include_diagonal, check_operands,
-               triple] = x;
+               triple, sorted_result] = x;
   return kernel == y.kernel && scheme == y.scheme && clustering == y.clustering && row_block_size == y.row_block_size &&
          accumulator == y.accumulator && num_threads == y.num_threads && reorder == y.reorder && ordering == y.ordering &&
-         include_diagonal == y.include_diagonal && check_operands == y.check_operands && triple == y.triple;
+         include_diagonal == y.include_diagonal && check_operands == y.check_operands && triple == y.triple && sorted_result == y.sorted_result;
 }
 inline bool operator!=(const SpgemmOptions &x, const SpgemmOptions &y) { return !(x == y); }
 

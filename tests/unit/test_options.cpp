@@ -106,9 +106,9 @@ TEST_CASE("a LeftAnalysis is reused only with options that give the same analysi
   base.reorder = OrderingType::Rcm;
   {
     const auto &[kernel, scheme, clustering, row_block_size, accumulator, num_threads, reorder, ordering, include_diagonal, check_operands,
-                 triple] = base;
+                 triple, sorted_result] = base;
     (void)kernel, (void)scheme, (void)clustering, (void)row_block_size, (void)accumulator, (void)num_threads, (void)reorder, (void)ordering,
-      (void)include_diagonal, (void)check_operands, (void)triple;
+      (void)include_diagonal, (void)check_operands, (void)triple, (void)sorted_result;
   }
   LeftAnalysis<int> made;
   made.nrows = made.ncols = 10;
@@ -139,6 +139,7 @@ TEST_CASE("a LeftAnalysis is reused only with options that give the same analysi
     {"include_diagonal", [](SpgemmOptions &o) { o.include_diagonal = true; }},
     {"check_operands", [](SpgemmOptions &o) { o.check_operands = false; }},
     {"triple", [](SpgemmOptions &o) { o.triple = TripleForm::Stored; }},
+    {"sorted_result", [](SpgemmOptions &o) { o.sorted_result = false; }},
   };
   for (const auto &[name, change] : decides) {
     SpgemmOptions o = base;

@@ -465,3 +465,112 @@ TEST_CASE("pieced operands: only the fused PtAP takes them; a column twice is na
   const std::vector<PiecedView<I, double>> twice{a.view(0, N, 0), bad.view(0, N, 0)};
   CHECK_THROWS_WITH(Plan::symbolic(ProductType::PtAP, twice, checked, ci, cj), catch_compat::Contains("P: row 0 has column") && catch_compat::Contains("twice"));
 }
+
+namespace {
+
+// Each row's entries rotated by a row-dependent amount, A's diagonal then moved first: rows in an order
+// of their own, as hypre keeps them
+Csr unsorted_rows(Csr M, bool diagonal_first)
+{
+  for (I i = 0; i < M.nrows; ++i) {
+    const I b = M.rowptr[i], e = M.rowptr[i + 1];
+    if (e - b < 2) continue;
+    const I by = (i * 7 + 3) % (e - b);
+    std::rotate(M.colidx.begin() + b, M.colidx.begin() + b + by, M.colidx.begin() + e);
+    std::rotate(M.values.begin() + b, M.values.begin() + b + by, M.values.begin() + e);
+    for (I q = b; diagonal_first && q < e; ++q)
+      if (M.colidx[q] == i) {
+        std::swap(M.colidx[b], M.colidx[q]);
+        std::swap(M.values[b], M.values[q]);
+      }
+  }
+  return M;
+}
+
+// hypre_BoomerAMGBuildCoarseOperatorKT's loop, written independently: row i of P^T A P as
+// (P^T A)(i,:) over the rows i1 of P reaching column i in ascending order, its columns listed as A's
+// rows first list them, then (P^T A)(i,:) P in that order, C's columns listed as P's rows first list
+// them; every sum starts with its first product.
+Csr hypre_order_reference(const Csr &A, const Csr &P)
+{
+  Csr C;
+  C.nrows = C.ncols = P.ncols;
+  std::vector<I> ra_pos(static_cast<std::size_t>(A.ncols), -1), c_pos(static_cast<std::size_t>(P.ncols), -1);
+  for (I i = 0; i < P.ncols; ++i) {
+    std::vector<I> ra_cols;
+    std::vector<double> ra;
+    for (I i1 = 0; i1 < P.nrows; ++i1)
+      for (I q = P.rowptr[i1]; q < P.rowptr[i1 + 1]; ++q) {
+        if (P.colidx[q] != i) continue;
+        for (I t = A.rowptr[i1]; t < A.rowptr[i1 + 1]; ++t) {
+          const I k = A.colidx[t];
+          const double x = P.values[q] * A.values[t];
+          if (ra_pos[k] < 0) {
+            ra_pos[k] = static_cast<I>(ra_cols.size());
+            ra_cols.push_back(k);
+            ra.push_back(x);
+          } else
+            ra[ra_pos[k]] += x;
+        }
+      }
+    const std::size_t row0 = C.colidx.size();
+    for (std::size_t e = 0; e < ra_cols.size(); ++e) {
+      const I k = ra_cols[e];
+      for (I q = P.rowptr[k]; q < P.rowptr[k + 1]; ++q) {
+        const I j = P.colidx[q];
+        const double x = ra[e] * P.values[q];
+        if (c_pos[j] < 0) {
+          c_pos[j] = static_cast<I>(C.colidx.size() - row0);
+          C.colidx.push_back(j);
+          C.values.push_back(x);
+        } else
+          C.values[row0 + c_pos[j]] += x;
+      }
+    }
+    for (I k : ra_cols) ra_pos[k] = -1;
+    for (std::size_t q = row0; q < C.colidx.size(); ++q) c_pos[C.colidx[q]] = -1;
+    C.rowptr.push_back(static_cast<I>(C.colidx.size()));
+  }
+  return C;
+}
+
+} // namespace
+
+TEST_CASE("fused PtAP by rows of C on unsorted rows, sorted_result false: C's columns as first reached, hypre's loop bit for bit", "[triple]")
+{
+  const I n = 9;
+  const Csr As = poisson3d_7pt<I, double>(n), Ps = smoothed_aggregation(As, n);
+  const Csr A = unsorted_rows(revalue(As, 1.0), true), P = unsorted_rows(revalue(Ps, 0.5), false);
+  const Csr A2 = unsorted_rows(revalue(As, -2.0), true), P2 = unsorted_rows(revalue(Ps, 3.0), false);
+  REQUIRE_FALSE(std::is_sorted(A.colidx.begin() + A.rowptr[5], A.colidx.begin() + A.rowptr[6]));
+  const Csr ref = hypre_order_reference(A, P), ref2 = hypre_order_reference(A2, P2);
+  for (int threads : {1, 2, 4}) {
+    INFO("threads " << threads);
+    SpgemmOptions o;
+    o.triple = TripleForm::FusedRowsOfC;
+    o.sorted_result = false;
+    o.check_operands = false;
+    o.num_threads = threads;
+    const Result r = run(ProductType::PtAP, std::vector<CsrView<I, double>>{A.view(), P.view()}, std::vector<CsrView<I, double>>{A2.view(), P2.view()}, o);
+    CHECK(pctest::same_bits(r.rowptr, ref.rowptr));
+    CHECK(pctest::same_bits(r.colidx, ref.colidx)); // the order, not only the set
+    CHECK(pctest::same_bits(r.values, ref.values));
+    CHECK(pctest::same_bits(r.renumeric, ref2.values)); // reuse with new values
+  }
+  // negative control: the default (sorted rows) lists the same columns in another order
+  SpgemmOptions sorted;
+  sorted.triple = TripleForm::FusedRowsOfC;
+  sorted.check_operands = false;
+  const Result s = run(ProductType::PtAP, std::vector<CsrView<I, double>>{A.view(), P.view()}, std::vector<CsrView<I, double>>{A.view(), P.view()}, sorted);
+  CHECK_FALSE(pctest::same_bits(s.colidx, ref.colidx));
+  // only that form takes it
+  for (TripleForm form : {TripleForm::Fused, TripleForm::FusedRowsOfA, TripleForm::Stored}) {
+    SpgemmOptions o;
+    o.triple = form;
+    o.sorted_result = false;
+    std::vector<I> rp, ci;
+    const std::vector<CsrView<I, double>> ops{As.view(), Ps.view()};
+    using Plan = ProductPlan<I, double>;
+    CHECK_THROWS_AS(Plan::symbolic(ProductType::PtAP, ops, o, rp, ci), std::invalid_argument);
+  }
+}
