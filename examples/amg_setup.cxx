@@ -11,9 +11,11 @@ static const char help[] =
   "                  E = 1, nu = 0.3, unit body force in -z; near-null space = the 6 rigid-body modes\n"
   "  -n <N>           grid points per side of every problem (default: poisson 50, elasticity 18)\n"
   "Preconditioners and products:\n"
-  "  -pcs <gamg,hmg>  (default both) gamg: PCGAMG; hmg: PCHMG with hypre BoomerAMG coarsening and Galerkin\n"
-  "                   coarse operators (-hmg_inner_pc_type hypre -pc_mg_galerkin pmat; elasticity coarsens\n"
-  "                   one displacement component: -pc_hmg_use_subspace_coarsening)\n"
+  "  -pcs <gamg,hmg,hypre>  (default gamg,hmg) gamg: PCGAMG; hmg: PCHMG with hypre BoomerAMG coarsening and\n"
+  "                   Galerkin coarse operators (-hmg_inner_pc_type hypre -pc_mg_galerkin pmat; elasticity\n"
+  "                   coarsens one displacement component: -pc_hmg_use_subspace_coarsening); hypre: hypre's\n"
+  "                   own BoomerAMG (-pc_type hypre), its coarse operators by hypre ('default' row) or by ours\n"
+  "                   (-pc_hypre_boomeramg_rap_via <alg>), timed by the plugin's event MatHypreRAP (column PtAP)\n"
   "  -algs <a,b,...>  petsc-cluster algorithms, one row each (default cluster): each sets -matptap_via,\n"
   "                   -matmatmult_via, -matmatmatmult_via and -mattransposematmult_via to its name. They run\n"
   "                   with one OpenMP thread per process, as PETSc's products, and again with every thread\n"
@@ -77,9 +79,10 @@ constexpr PetscReal kResetupScale = 0.9;
 
 const char *const kProductFlags[] = {"-matptap_via", "-matmatmult_via", "-matmatmatmult_via", "-mattransposematmult_via"};
 
-enum Event { EV_PCSETUP, EV_KSPSOLVE, EV_PTAP_SYM, EV_PTAP_NUM, EV_ABC_SYM, EV_ABC_NUM, EV_AB_SYM, EV_AB_NUM, EV_ATB_SYM, EV_ATB_NUM, EV_COUNT };
+enum Event { EV_PCSETUP, EV_KSPSOLVE, EV_PTAP_SYM, EV_PTAP_NUM, EV_ABC_SYM, EV_ABC_NUM, EV_AB_SYM, EV_AB_NUM, EV_ATB_SYM, EV_ATB_NUM, EV_HYPRE_RAP, EV_COUNT };
 const char *const kEventNames[EV_COUNT] = {"PCSetUp",          "KSPSolve",         "MatPtAPSymbolic",  "MatPtAPNumeric",   "MatMatMatMultSym",
-                                           "MatMatMatMultNum", "MatMatMultSym",    "MatMatMultNum",    "MatTrnMatMultSym", "MatTrnMatMultNum"};
+                                           "MatMatMatMultNum", "MatMatMultSym",    "MatMatMultNum",    "MatTrnMatMultSym", "MatTrnMatMultNum",
+                                           "MatHypreRAP" /* the plugin's, where it has hypre: BoomerAMG's coarse operators */};
 PetscLogEvent     events[EV_COUNT];
 
 struct Problem {
@@ -304,8 +307,8 @@ PetscErrorCode TakeSnapshot(PetscLogStage stage, Snapshot *s)
 {
   PetscFunctionBeginUser;
   for (int e = 0; e < EV_COUNT; ++e) {
-    PetscEventPerfInfo info;
-    PetscCall(PetscLogEventGetPerfInfo(stage, events[e], &info));
+    PetscEventPerfInfo info = {};
+    if (events[e] >= 0) PetscCall(PetscLogEventGetPerfInfo(stage, events[e], &info));
     s->time[e]  = info.time;
     s->count[e] = info.count;
   }
@@ -405,7 +408,7 @@ PetscErrorCode Solve(KSP ksp, PetscLogStage stage, bool solve, Vec b, Vec x, Sna
 
 PetscLogDouble PtAPTime(const Snapshot &d)
 {
-  return d.time[EV_PTAP_SYM] + d.time[EV_PTAP_NUM] + d.time[EV_ABC_SYM] + d.time[EV_ABC_NUM];
+  return d.time[EV_PTAP_SYM] + d.time[EV_PTAP_NUM] + d.time[EV_ABC_SYM] + d.time[EV_ABC_NUM] + d.time[EV_HYPRE_RAP];
 }
 PetscLogDouble ABTime(const Snapshot &d)
 {
@@ -422,6 +425,7 @@ PetscErrorCode RunRow(const Problem &p, const std::string &pctype, const Config 
   if (s.resetup) PetscCall(PetscLogStageRegister((stagename + " re-setup").c_str(), &stage_re));
   PetscCall(SetProductFlags(c, s));
   if (pctype == "hmg" && !s.user_galerkin) PetscCall(PetscOptionsSetValue(NULL, "-pc_mg_galerkin", "pmat"));
+  if (pctype == "hypre") PetscCall(PetscOptionsSetValue(NULL, "-pc_hypre_boomeramg_rap_via", c.ptap.empty() ? "hypre" : c.ptap.c_str()));
   for (PetscInt rep = 0; rep < s.reps; ++rep) {
     Mat          A;
     Vec          x;
@@ -447,6 +451,9 @@ PetscErrorCode RunRow(const Problem &p, const std::string &pctype, const Config 
     if (pctype == "gamg") {
       PetscCall(PCSetType(pc, PCGAMG));
       PetscCall(PCGAMGSetReuseInterpolation(pc, s.resetup));
+    } else if (pctype == "hypre") {
+      PetscCall(PCSetType(pc, PCHYPRE));
+      PetscCall(PCHYPRESetType(pc, "boomeramg"));
     } else {
       PetscCall(PCSetType(pc, PCHMG));
       PetscCall(PCHMGSetInnerPCType(pc, PCHYPRE));
@@ -473,12 +480,12 @@ PetscErrorCode RunRow(const Problem &p, const std::string &pctype, const Config 
     f->solve = std::min(f->solve, d.time[EV_KSPSOLVE]);
     f->ptap  = std::min(f->ptap, PtAPTime(d));
     f->ab    = std::min(f->ab, ABTime(d));
-    f->nptap = d.count[EV_PTAP_SYM] + d.count[EV_ABC_SYM];
+    f->nptap = d.count[EV_PTAP_SYM] + d.count[EV_ABC_SYM] + d.count[EV_HYPRE_RAP];
     f->nab   = d.count[EV_AB_SYM] + d.count[EV_ATB_SYM];
     if (rep > 0 && (its != f->its || res != f->res)) f->reps_agree = false;
     f->its = its;
     f->res = res;
-    PetscCall(LevelInfo(pc, f));
+    if (pctype != "hypre") PetscCall(LevelInfo(pc, f)); /* PCHYPRE has no PCMG levels */
 
     if (s.resetup) {
       PetscCall(MatScale(A, kResetupScale));
@@ -486,7 +493,7 @@ PetscErrorCode RunRow(const Problem &p, const std::string &pctype, const Config 
       PetscCall(Solve(ksp, stage_re, c.solve, p.b, x, &d, &its, &res, &f->converged));
       f->resetup      = std::min(f->resetup, d.time[EV_PCSETUP]);
       f->resetup_prod = std::min(f->resetup_prod, PtAPTime(d) + ABTime(d));
-      f->nptap_re     = d.count[EV_PTAP_NUM] + d.count[EV_ABC_NUM];
+      f->nptap_re     = d.count[EV_PTAP_NUM] + d.count[EV_ABC_NUM] + d.count[EV_HYPRE_RAP];
       if (rep > 0 && (its != f->its_re || res != f->res_re)) f->reps_agree = false;
       f->its_re       = its;
       f->res_re       = res;
@@ -496,6 +503,7 @@ PetscErrorCode RunRow(const Problem &p, const std::string &pctype, const Config 
     PetscCall(MatDestroy(&A));
   }
   if (pctype == "hmg" && !s.user_galerkin) PetscCall(PetscOptionsClearValue(NULL, "-pc_mg_galerkin"));
+  if (pctype == "hypre") PetscCall(PetscOptionsSetValue(NULL, "-pc_hypre_boomeramg_rap_via", "hypre"));
   PetscCall(SetProductFlags(Config{}, s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -556,7 +564,7 @@ PetscErrorCode PrintTable(const Problem &p, const std::string &pctype, const std
   PetscFunctionBeginUser;
   for (auto it = ref.level_rows.rbegin(); it != ref.level_rows.rend(); ++it) levels += (levels.empty() ? "" : " ") + std::to_string(*it);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n%s, %s: %zu levels, rows %s; PtAP calls %d, AB calls %d%s\n", p.name.c_str(),
-                        pctype == "gamg" ? "PCGAMG" : "PCHMG (BoomerAMG coarsening, Galerkin PtAP)", ref.level_rows.size(), levels.c_str(), ref.nptap, ref.nab,
+                        pctype == "gamg" ? "PCGAMG" : pctype == "hypre" ? "PCHYPRE BoomerAMG (coarse operators: hypre's, or ours by -pc_hypre_boomeramg_rap_via)" : "PCHMG (BoomerAMG coarsening, Galerkin PtAP)", ref.level_rows.size(), levels.c_str(), ref.nptap, ref.nab,
                         s.resetup ? (", re-setup PtAP calls " + std::to_string(ref.nptap_re)).c_str() : ""));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-24s %8s %6s %6s %8s %8s %8s %6s %9s %6s %6s %5s %9s %6s  %s\n", "products", "PCSetUp", "x def", "x best", "peak MB", "PtAP", "AB",
                         "x def", "re-setup", "x def", "x best", "its", "|b-Ax|/|b|", "op.cx", "match default"));
@@ -651,7 +659,7 @@ int main(int argc, char **argv)
   Settings                 s;
   PetscBool                check = PETSC_FALSE, logging, set;
   PetscInt                 n = -1, problem = 2, nalgs = 32, npcs = 2;
-  char                    *alglist[32], *pclist[2], json[PETSC_MAX_PATH_LEN] = "";
+  char                    *alglist[32], *pclist[3], json[PETSC_MAX_PATH_LEN] = "", pcsgiven[64] = "";
   const char *const        problems_names[] = {"poisson", "elasticity", "all"};
   std::vector<std::string> pcs;
   std::vector<Config>      configs;
@@ -660,6 +668,12 @@ int main(int argc, char **argv)
   int                      mismatches = 0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  /* -pcs hypre: the plugin redirects BoomerAMG's coarse products when it registers with the option given
+     (hypre: hypre's own), and reads it again at each set-up, which RunRow sets per row */
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-pcs", pcsgiven, sizeof pcsgiven, NULL));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-pc_hypre_boomeramg_rap_via", &set));
+  PetscCheck(!set, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Do not pass -pc_hypre_boomeramg_rap_via: amg_setup sets it for each row of -pcs hypre (see -algs)");
+  if (std::strstr(pcsgiven, "hypre")) PetscCall(PetscOptionsSetValue(NULL, "-pc_hypre_boomeramg_rap_via", "hypre"));
   PetscCall(PetscClusterInitializePackage()); /* before any Mat exists: the plugin hooks AIJ creation */
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
 
@@ -678,11 +692,12 @@ int main(int argc, char **argv)
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "amg_setup options", "KSP");
   PetscCall(PetscOptionsEList("-problem", "Generated problem", "", problems_names, 3, problems_names[problem], &problem, NULL));
   PetscCall(PetscOptionsInt("-n", "Grid points per side (default: poisson 50, elasticity 18)", "", n, &n, NULL));
-  PetscCall(PetscOptionsStringArray("-pcs", "Preconditioners: gamg, hmg", "", pclist, &npcs, &set));
+  npcs = 3;
+  PetscCall(PetscOptionsStringArray("-pcs", "Preconditioners: gamg, hmg, hypre", "", pclist, &npcs, &set));
   if (set) {
     for (PetscInt i = 0; i < npcs; ++i) {
-      PetscCheck(!std::strcmp(pclist[i], "gamg") || !std::strcmp(pclist[i], "hmg"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
-                 "-pcs: unknown preconditioner '%s'; valid: gamg, hmg", pclist[i]);
+      PetscCheck(!std::strcmp(pclist[i], "gamg") || !std::strcmp(pclist[i], "hmg") || !std::strcmp(pclist[i], "hypre"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+                 "-pcs: unknown preconditioner '%s'; valid: gamg, hmg, hypre", pclist[i]);
       pcs.push_back(pclist[i]);
       PetscCall(PetscFree(pclist[i]));
     }
@@ -737,7 +752,8 @@ int main(int argc, char **argv)
   PetscCall(KSPInitializePackage());
   for (int e = 0; e < EV_COUNT; ++e) {
     PetscCall(PetscLogEventGetId(kEventNames[e], &events[e]));
-    PetscCheck(events[e] >= 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PETSc log event %s is not registered", kEventNames[e]);
+    PetscCheck(events[e] >= 0 || (e == EV_HYPRE_RAP && std::find(pcs.begin(), pcs.end(), "hypre") == pcs.end()), PETSC_COMM_WORLD, PETSC_ERR_SUP,
+               e == EV_HYPRE_RAP ? "-pcs hypre: this petsc-cluster has no hypre support (log event %s not registered)" : "PETSc log event %s is not registered", kEventNames[e]);
   }
 
   if (problem != 1) {
@@ -795,6 +811,10 @@ int main(int argc, char **argv)
       for (size_t ic = 0; ic < configs.size(); ++ic) {
         if (!configs[ic].solve && pcs[ipc] == "hmg") {
           row[ic].match = "skipped (PCHMG factors hypre's coarse operator in its set-up)";
+          continue;
+        }
+        if (pcs[ipc] == "hypre" && ic > 0 && !configs[ic].ours) { /* BoomerAMG forms its coarse operators itself */
+          row[ic].match = "skipped (-matptap_via does not reach BoomerAMG)";
           continue;
         }
         PetscCall(RunRow(problems[ip], pcs[ipc], configs[ic], s, &row[ic]));

@@ -111,8 +111,8 @@ static void MatClusterValidateRealField(const std::string &field, double value)
 PetscErrorCode MatClusterOptionsCheckValues_Private(PetscObject obj, PetscBool product)
 {
   static const char *const bools[] = {"", "1", "0", "true", "false", "yes", "no", "on", "off"}; /* PetscOptionsStringToBool's */
-  const MPI_Comm           comm    = PetscObjectComm(obj);
-  const char              *prefix  = obj->prefix ? obj->prefix : "";
+  const MPI_Comm           comm    = obj ? PetscObjectComm(obj) : PETSC_COMM_WORLD;
+  const char              *prefix  = obj && obj->prefix ? obj->prefix : "";
 
   PetscFunctionBegin;
   for (const auto &o : MatClusterValueOptions) {
@@ -121,7 +121,7 @@ PetscErrorCode MatClusterOptionsCheckValues_Private(PetscObject obj, PetscBool p
     char       *end = NULL;
     PetscBool   set, ok = PETSC_FALSE;
     if (o.product && !product) continue;
-    PetscCall(PetscOptionsGetString(obj->options, obj->prefix, opt, text, sizeof(text), &set));
+    PetscCall(PetscOptionsGetString(obj ? obj->options : NULL, obj ? obj->prefix : NULL, opt, text, sizeof(text), &set));
     if (!set) continue;
     errno = 0;
     switch (o.kind) {
@@ -135,7 +135,7 @@ PetscErrorCode MatClusterOptionsCheckValues_Private(PetscObject obj, PetscBool p
       PetscCheck(end != text && *end == '\0', comm, PETSC_ERR_ARG_OUTOFRANGE, "-%s%s %s is not a number", prefix, opt + 1, text);
       /* nan, inf, 1e400: PETSc 3.22 and later refuse them in the options block, naming neither the
          option nor its range; the core's check of the field names both */
-      if (!std::isfinite(v)) PetscClusterCallCXXOptions(comm, obj->prefix, "options", MatClusterValidateRealField(o.field, v));
+      if (!std::isfinite(v)) PetscClusterCallCXXOptions(comm, prefix, "options", MatClusterValidateRealField(o.field, v));
     } break;
     case kOptionBool:
       for (const char *b : bools) {
@@ -195,13 +195,12 @@ PetscErrorCode MatClusterOrderingOptionsCheck_Private(MPI_Comm comm, const char 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], MatClusterProductOptions *opts)
+PetscErrorCode MatClusterGetOptions_Private(PetscObject obj, const char alg[], PetscInt row_block_size, MatClusterProductOptions *opts)
 {
-  Mat_Product             *product = C->product;
-  MPI_Comm                 comm    = PetscObjectComm((PetscObject)C);
-  const char              *prefix  = ((PetscObject)C)->prefix ? ((PetscObject)C)->prefix : "";
+  MPI_Comm                 comm    = obj ? PetscObjectComm(obj) : PETSC_COMM_WORLD;
+  const char              *prefix  = obj && obj->prefix ? obj->prefix : "";
   pcluster::SpgemmOptions  o; /* the core's defaults */
-  PetscInt                 size = o.clustering.cluster_size, topk = o.clustering.hierarchical_topk, threads = o.num_threads, rbs = 1, cbs = 1;
+  PetscInt                 size = o.clustering.cluster_size, topk = o.clustering.hierarchical_topk, threads = o.num_threads;
   PetscReal                threshold = o.clustering.jaccard_threshold;
   PetscBool                accset = PETSC_FALSE, reorderset = PETSC_FALSE, tripleset = PETSC_FALSE, reuse = PETSC_TRUE, found = PETSC_FALSE;
   char                     accname[64], reordername[64], triplename[64], sizehelp[160], topkhelp[160], acchelp[160], threadshelp[160], reorderhelp[256], triplehelp[256];
@@ -228,8 +227,8 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], MatClusterP
 
   PetscCall(PetscSNPrintf(triplehelp, sizeof triplehelp, "PtAP and RARt with rowwise or cluster (automatic scheme): %s (fused: A*P never stored, the numeric phase by rows of C or of A, chosen per product or named; stored: A*P and P^T kept, numeric phases without pattern work)", pcluster::names_of(pcluster::kTripleFormNames).c_str()));
 
-  PetscCall(MatClusterOptionsCheckValues_Private((PetscObject)C, PETSC_TRUE));
-  PetscOptionsBegin(comm, ((PetscObject)C)->prefix, "petsc-cluster SpGEMM options (C = A*B)", "Mat");
+  PetscCall(MatClusterOptionsCheckValues_Private(obj, PETSC_TRUE));
+  PetscOptionsBegin(comm, obj ? obj->prefix : NULL, "petsc-cluster SpGEMM options (C = A*B)", "Mat");
   PetscCall(PetscOptionsInt("-mat_cluster_size", sizehelp, "PetscClusterInitializePackage", size, &size, NULL));
   PetscCall(PetscOptionsReal("-mat_cluster_jaccard_threshold", "Minimum Jaccard similarity for a row to join a cluster, [0,1]", "PetscClusterInitializePackage", threshold, &threshold, NULL));
   PetscCall(PetscOptionsInt("-mat_cluster_topk", topkhelp, "PetscClusterInitializePackage", topk, &topk, NULL));
@@ -269,10 +268,9 @@ PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], MatClusterP
     PetscCheck(form, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-%smat_cluster_triple_product %s is unknown: valid choices are %s", prefix, triplename, pcluster::names_of(pcluster::kTripleFormNames).c_str());
     o.triple = *form;
   }
-  if (product && product->A) PetscCall(MatGetBlockSizes(product->A, &rbs, &cbs));
-  o.row_block_size = (int)rbs;
+  o.row_block_size = MatClusterToInt(row_block_size);
 
-  PetscCall(PetscInfo(C, "petsc-cluster %s: kernel %s, scheme %s, cluster size %d, Jaccard threshold %g, top-k %d, accumulator %s, threads %d, row block size %d, reorder %s, triple product %s (prefix \"%s\")\n", alg, pcluster::to_string(o.kernel),
+  PetscCall(PetscInfo(obj, "petsc-cluster %s: kernel %s, scheme %s, cluster size %d, Jaccard threshold %g, top-k %d, accumulator %s, threads %d, row block size %d, reorder %s, triple product %s (prefix \"%s\")\n", alg, pcluster::to_string(o.kernel),
                       o.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(o.scheme) : "-", o.clustering.cluster_size, o.clustering.jaccard_threshold, o.clustering.hierarchical_topk, pcluster::to_string(o.accumulator), o.num_threads, o.row_block_size,
                       pcluster::to_string(o.reorder), pcluster::to_string(o.triple), prefix));
   opts->spgemm         = o;

@@ -11,6 +11,7 @@
    report.cxx             views (-mat_view ::ascii_info) and -info lines of a product's plans
    product_seqaij.cxx     every product type for MATSEQAIJ: symbolic, numeric, view, destroy
    product_mpiaij.cxx     every product type for MATMPIAIJ, driven by the table (with mpiaij_*.cxx)
+   hypre_rap.cxx          -pc_hypre_boomeramg_rap_via: BoomerAMG's coarse operators on our kernels (plt_redirect.h)
 
    The recipe for a new MatProduct type: a chain in the core (src/product.cpp, chain_of), one row of
    the table in product_types.cxx (its legacy option, result layout, operand layouts that must agree,
@@ -45,6 +46,9 @@ PETSC_INTERN PetscLogEvent MAT_ClusterCluster, MAT_ClusterSym, MAT_ClusterNum;
 /* Adds an already measured interval to an event (clustering runs inside the core's symbolic) */
 PETSC_INTERN PetscErrorCode PetscClusterLogEventAddTime_Private(PetscLogEvent, PetscLogDouble);
 
+/* hypre_rap.cxx: -pc_hypre_boomeramg_rap_via (redirects libHYPRE's calls while the plugin is registered) */
+PETSC_INTERN PetscErrorCode PetscClusterHypreRapRegister_Private(void);
+PETSC_INTERN void           PetscClusterHypreRapReset_Private(void);
 /* dispatch.cxx */
 PETSC_INTERN PetscErrorCode MatClusterDispatchRegister_Private(void);
 PETSC_INTERN PetscErrorCode MatClusterDispatchReset_Private(void);
@@ -58,7 +62,8 @@ struct MatClusterProductOptions {
   pcluster::SpgemmOptions spgemm;
   PetscBool               reuse_analysis; /* keep A's ordering and clusters on A (-mat_cluster_reuse_analysis) */
 };
-PETSC_INTERN PetscErrorCode MatClusterGetOptions_Private(Mat C, const char alg[], MatClusterProductOptions *);
+/* Under obj's prefix and options database (obj NULL: the global ones, no prefix); row_block_size: the left factor's */
+PETSC_INTERN PetscErrorCode MatClusterGetOptions_Private(PetscObject obj, const char alg[], PetscInt row_block_size, MatClusterProductOptions *);
 /* The text of our numeric and boolean options under obj's prefix (the products' too if product):
    a value PETSc would truncate or could not read is an error naming the option */
 PETSC_INTERN PetscErrorCode MatClusterOptionsCheckValues_Private(PetscObject obj, PetscBool product);

@@ -386,6 +386,7 @@ PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C)
   MatClusterOperands       ops;
   MatClusterProductOptions opts;
   char                     what[160];
+  PetscInt                 rbs, cbs;
 
   PetscFunctionBegin;
   PetscCheck(!product->data, comm, PETSC_ERR_PLIB, "petsc-cluster: product data already set");
@@ -393,7 +394,8 @@ PetscErrorCode MatProductSymbolic_MPIAIJ_Cluster(Mat C)
   const MatClusterProductTypeInfo *info = MatClusterProductTypeInfo_Private(product->type);
   PetscCall(MatClusterCheckAssembled_Private(comm, ops));
   PetscCall(MatClusterCheckLayouts(comm, info, ops)); /* the layouts the local pieces rely on, as PETSc's MPI algorithms require them */
-  PetscCall(MatClusterGetOptions_Private(C, product->alg, &opts));
+  PetscCall(MatGetBlockSizes(product->A, &rbs, &cbs));
+  PetscCall(MatClusterGetOptions_Private((PetscObject)C, product->alg, rbs, &opts));
 
   std::unique_ptr<MatProductCluster_MPIAIJ> d;
   PetscClusterCallCXX(comm, "symbolic phase", d.reset(new MatProductCluster_MPIAIJ));

@@ -203,7 +203,8 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
     SETERRQ(comm, PETSC_ERR_ARG_SIZ, "petsc-cluster: %s", e.what());
   }
   for (int k = 0; k < ops.n; ++k) bs.push_back({(int)PetscAbs(ops.mats[k]->rmap->bs), (int)PetscAbs(ops.mats[k]->cmap->bs)});
-  PetscCall(MatClusterGetOptions_Private(C, product->alg, &opts));
+  PetscCall(MatGetBlockSizes(product->A, &rbs, &cbs));
+  PetscCall(MatClusterGetOptions_Private((PetscObject)C, product->alg, rbs, &opts));
   pcluster::SpgemmOptions &o = opts.spgemm;
   o.include_diagonal         = C->force_diagonals ? true : false; /* MAT_FORCE_DIAGONAL_ENTRIES, as PETSc's symbolic phases honour it */
   o.row_block_size           = bs[0].rows; /* A's block size: the row block size of the steps with A on the left (ProductPlan::symbolic) */

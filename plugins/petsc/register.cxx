@@ -17,6 +17,7 @@ static PetscErrorCode PetscClusterFinalizePackage(void)
 {
   PetscFunctionBegin;
   PetscCall(MatClusterDispatchReset_Private());
+  PetscClusterHypreRapReset_Private(); /* before PETSc dlcloses the plugin: libHYPRE's calls must not point into it */
   PetscClusterPackageInitialized = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -97,6 +98,7 @@ PetscErrorCode PetscClusterInitializePackage(void)
   PetscCall(MatClusterDispatchRegister_Private());
   PetscCall(MatClusterOrderingRegister_Private());
   PetscCall(PetscRegisterFinalize(PetscClusterFinalizePackage));
+  PetscCall(PetscClusterHypreRapRegister_Private());
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
     PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "petsc-cluster SpGEMM plugin:\n"));
@@ -104,6 +106,7 @@ PetscErrorCode PetscClusterInitializePackage(void)
     PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -[prefix]mat_product_algorithm and MatProductSetAlgorithm() also accept: %s (operands all seqaij or all mpiaij; product types %s)\n", MatClusterAlgorithmList_Private(), MatClusterProductTypeList_Private()));
     PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  their parameters -[prefix]mat_cluster_{size,jaccard_threshold,topk,accumulator,threads,reorder,reorder_*,reuse_analysis} are listed when a product uses them\n"));
     PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -mat_ordering_type also accepts pcluster_<name> for the orderings %s (but natural)\n", pcluster::names_of(pcluster::kOrderingNames).c_str()));
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "  -pc_hypre_boomeramg_rap_via <%s>: BoomerAMG's coarse operators (P^T A P, -pc_type hypre) by petsc-cluster (default: hypre's own; one rank; -mat_cluster_* options apply)\n", MatClusterAlgorithmList_Private()));
   }
   PetscCall(PetscInfo(NULL, "petsc-cluster registered: -mat*_via / -mat_product_algorithm accept %s\n", MatClusterAlgorithmList_Private()));
   PetscFunctionReturn(PETSC_SUCCESS);
