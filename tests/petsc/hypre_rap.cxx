@@ -16,6 +16,8 @@
 */
 #include <petscsys.h>
 
+#include "../../examples/petsc_versions.hpp" /* PETSC_SUCCESS before 3.19 */
+
 #include <_hypre_parcsr_ls.h>
 
 #include <algorithm>
@@ -65,7 +67,7 @@ static PetscErrorCode CompareBlocks(const char what[], int level, hypre_CSRMatri
       PetscCheck(std::fabs(a[k].second - b[k].second) <= tolerance * (scale > 0 ? scale : 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "level %d %s: (%d, %lld) = %.17g, hypre's %.17g", level, what, (int)i, (long long)a[k].first, a[k].second, b[k].second);
     }
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 int main(int argc, char **argv)
