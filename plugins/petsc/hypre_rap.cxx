@@ -247,6 +247,48 @@ void LocalProductRanks(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_CSRMa
    (hypre's order of addition), then written with the diagonal first and the other columns as first
    reached; off-process columns those its rows use, ascending (hypre compacts its map to these). L is
    freed. */
+/* One rank (nothing received, every column owned): L's rows written straight into hypre's arrays, the
+   diagonal moved first (or put first, zero), the others in L's order */
+hypre_ParCSRMatrix *AssembleOneRank(hypre_ParCSRMatrix *P, LocalProduct &L, HYPRE_MemoryLocation loc)
+{
+  const HYPRE_Int nc  = L.cols.owned;
+  HYPRE_Int       nnz = 0;
+  for (HYPRE_Int i = 0; i < nc; ++i) {
+    nnz += L.ci[i + 1] - L.ci[i] + 1;
+    for (HYPRE_Int q = L.ci[i]; q < L.ci[i + 1]; ++q)
+      if (L.cj[q] == i) {
+        --nnz;
+        break;
+      }
+  }
+  hypre_ParCSRMatrix *RAP = hypre_ParCSRMatrixCreate(hypre_ParCSRMatrixComm(P), hypre_ParCSRMatrixGlobalNumCols(P), hypre_ParCSRMatrixGlobalNumCols(P), hypre_ParCSRMatrixColStarts(P), hypre_ParCSRMatrixColStarts(P), 0, nnz, 0);
+  HYPRE_Int          *di = hypre_TAlloc(HYPRE_Int, nc + 1, loc), *dj = nnz ? hypre_TAlloc(HYPRE_Int, nnz, loc) : nullptr;
+  HYPRE_Real         *dv = nnz ? hypre_TAlloc(HYPRE_Real, nnz, loc) : nullptr;
+  HYPRE_Int           t  = 0;
+  di[0]                  = 0;
+  for (HYPRE_Int i = 0; i < nc; ++i) {
+    const HYPRE_Int head = t++;
+    dj[head]             = i;
+    dv[head]             = 0;
+    for (HYPRE_Int q = L.ci[i]; q < L.ci[i + 1]; ++q) {
+      if (L.cj[q] == i) dv[head] = L.cv[q];
+      else {
+        dj[t]   = L.cj[q];
+        dv[t++] = L.cv[q];
+      }
+    }
+    di[i + 1] = t;
+  }
+  L = LocalProduct();
+  hypre_CSRMatrixI(hypre_ParCSRMatrixDiag(RAP)) = di;
+  if (nnz) {
+    hypre_CSRMatrixJ(hypre_ParCSRMatrixDiag(RAP))    = dj;
+    hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(RAP)) = dv;
+  }
+  hypre_CSRMatrixI(hypre_ParCSRMatrixOffd(RAP)) = hypre_CTAlloc(HYPRE_Int, nc + 1, loc);
+  return RAP;
+}
+
 hypre_ParCSRMatrix *Assemble(hypre_ParCSRMatrix *P, LocalProduct &L, hypre_CSRMatrix *RAP_ext, HYPRE_MemoryLocation loc)
 {
   const CoarseColumns &cols = L.cols;
@@ -411,7 +453,7 @@ PetscErrorCode BuildCoarseOperator(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P,
   /* the rows received added to ours, in hypre's layout: local work whose failure every rank must learn
      of before the collective calls below (hypre's communication package of A_H) */
   hypre_ParCSRMatrix *RAP = nullptr;
-  ierr = PetscClusterCallCXX_Private(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, NULL, "BoomerAMG coarse operator", [&]() { RAP = Assemble(P, L, RAP_ext, loc); });
+  ierr = PetscClusterCallCXX_Private(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, NULL, "BoomerAMG coarse operator", [&]() { RAP = size > 1 ? Assemble(P, L, RAP_ext, loc) : AssembleOneRank(P, L, loc); });
   if (RAP_ext) hypre_CSRMatrixDestroy(RAP_ext);
   if (size > 1) PetscCall(MatClusterAllRanks_Private(comm, ierr, "BoomerAMG coarse operator"));
   PetscCall(ierr);
