@@ -3,7 +3,8 @@
 # use of uninitialised values or a definitely lost block fails the test (--error-exitcode); Open
 # MPI's suppression file and tests/sanitizers/valgrind.supp hide third-party reports. Stock programs
 # with our algorithms: every SeqAIJ product type (ex62, ex94), in-product reordering, MPIAIJ on 2
-# ranks (each rank under valgrind), and PCGAMG set-up with reuse (KSP ex56).
+# ranks (each rank under valgrind), PCGAMG set-up with reuse (KSP ex56), and hypre's BoomerAMG with
+# -pc_hypre_boomeramg_rap_via (KSP ex45, 1 and 2 ranks).
 # Labels: petsc, valgrind (on 2 ranks: mpi).
 find_program(PCLUSTER_VALGRIND valgrind)
 if(PCLUSTER_VALGRIND AND NOT PCLUSTER_SANITIZE AND _have_stock)
@@ -29,7 +30,16 @@ if(PCLUSTER_VALGRIND AND NOT PCLUSTER_SANITIZE AND _have_stock)
   _pcluster_via(_v cluster PtAP AB)
   pcluster_petsc_run(NAME valgrind.ksp_ex56_nns.cluster EXE stock_ksp_ex56 LABEL valgrind
     WRAP ${_vg} ARGS ${_load} ${_v} ${_ex56_nns} REF_ARGS ${_ex56_nns})
-  set_tests_properties(petsc.valgrind.ex62.spd.all_types.cluster petsc.valgrind.ex94.spd.cluster_hierarchical
+  set(_vg_tests petsc.valgrind.ex62.spd.all_types.cluster petsc.valgrind.ex94.spd.cluster_hierarchical
     petsc.valgrind.ex62.ns.rowwise.reorder_rcm petsc.valgrind.mpi.ex62.spd.all_types.cluster.np2
-    petsc.valgrind.ksp_ex56_nns.cluster PROPERTIES TIMEOUT 900)
+    petsc.valgrind.ksp_ex56_nns.cluster)
+  if(PCLUSTER_HYPRE_INCLUDE_DIRS) # one BoomerAMG solve with its coarse operators ours (hypre_rap.cxx), on 1 and 2 ranks
+    set(_hypre_vg -pc_type hypre -pc_hypre_type boomeramg -da_grid_x 9 -da_grid_y 9 -da_grid_z 9 -ksp_monitor_short)
+    pcluster_petsc_run(NAME valgrind.hypre.ksp_ex45.rowwise EXE stock_ksp_ex45 LABEL valgrind
+      WRAP ${_vg} ARGS ${_load} -pc_hypre_boomeramg_rap_via rowwise ${_hypre_vg} REF_ARGS ${_hypre_vg})
+    pcluster_petsc_run(NAME valgrind.mpi.hypre.ksp_ex45.cluster.np2 EXE stock_ksp_ex45 NP 2 ENV OMP_NUM_THREADS=1 LABEL valgrind
+      WRAP ${_vg} ARGS ${_load} -pc_hypre_boomeramg_rap_via cluster -pc_type hypre -da_grid_x 9 -da_grid_y 9 -da_grid_z 9 -ksp_converged_reason)
+    list(APPEND _vg_tests petsc.valgrind.hypre.ksp_ex45.rowwise petsc.valgrind.mpi.hypre.ksp_ex45.cluster.np2)
+  endif()
+  set_tests_properties(${_vg_tests} PROPERTIES TIMEOUT 900)
 endif()
