@@ -56,7 +56,6 @@
   #include <dlfcn.h>
 
   #include <algorithm>
-  #include <numeric>
   #include <utility>
   #include <vector>
 
@@ -82,8 +81,25 @@ struct HypreRap {
 HypreRap      g_rap;
 PetscLogEvent g_rap_event = 0; /* MatHypreRAP: each coarse operator of a BoomerAMG set-up, ours or hypre's */
 
-/* Rows of M with their columns ascending (what the core's views require); colmap: each column through it */
-HypreCsr SortedCopy(hypre_CSRMatrix *M, HYPRE_Int ncols, const std::vector<HYPRE_Int> *colmap = nullptr)
+/* S's rows with their columns ascending (what the core's pieced views require), values along */
+void SortRows(HypreCsr &S)
+{
+  std::vector<std::pair<HYPRE_Int, HYPRE_Real>> row;
+  for (HYPRE_Int i = 0; i < S.nrows; ++i) {
+    const HYPRE_Int b = S.rowptr[i], e = S.rowptr[i + 1];
+    if (std::is_sorted(S.colidx.begin() + b, S.colidx.begin() + e)) continue;
+    row.clear();
+    for (HYPRE_Int t = b; t < e; ++t) row.emplace_back(S.colidx[t], S.values[t]);
+    std::sort(row.begin(), row.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+    for (HYPRE_Int t = b; t < e; ++t) {
+      S.colidx[t] = row[t - b].first;
+      S.values[t] = row[t - b].second;
+    }
+  }
+}
+
+/* M as a CSR with sorted rows */
+HypreCsr SortedCopy(hypre_CSRMatrix *M, HYPRE_Int ncols)
 {
   const HYPRE_Int   m = hypre_CSRMatrixNumRows(M), *mi = hypre_CSRMatrixI(M), *mj = hypre_CSRMatrixJ(M);
   const HYPRE_Real *mv = hypre_CSRMatrixData(M);
@@ -95,21 +111,9 @@ HypreCsr SortedCopy(hypre_CSRMatrix *M, HYPRE_Int ncols, const std::vector<HYPRE
     return S;
   }
   S.rowptr.assign(mi, mi + m + 1);
-  S.colidx.resize(mi[m]);
+  S.colidx.assign(mj, mj + mi[m]);
   S.values.assign(mv, mv + mi[m]);
-  for (HYPRE_Int t = 0; t < mi[m]; ++t) S.colidx[t] = colmap ? (*colmap)[mj[t]] : mj[t];
-  std::vector<std::pair<HYPRE_Int, HYPRE_Real>> row;
-  for (HYPRE_Int i = 0; i < m; ++i) {
-    const HYPRE_Int b = mi[i], e = mi[i + 1];
-    if (std::is_sorted(S.colidx.begin() + b, S.colidx.begin() + e)) continue;
-    row.clear();
-    for (HYPRE_Int t = b; t < e; ++t) row.emplace_back(S.colidx[t], S.values[t]);
-    std::sort(row.begin(), row.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
-    for (HYPRE_Int t = b; t < e; ++t) {
-      S.colidx[t] = row[t - b].first;
-      S.values[t] = row[t - b].second;
-    }
-  }
+  SortRows(S);
   return S;
 }
 
@@ -208,16 +212,7 @@ void LocalProductRanks(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_CSRMa
   Pes.colidx.resize(Pes.rowptr.back());
   Pes.values.assign(ev, ev + Pes.rowptr.back());
   for (HYPRE_Int t = 0; t < Pes.rowptr.back(); ++t) Pes.colidx[t] = cols.local(ej[t]);
-  std::vector<std::pair<HYPRE_Int, HYPRE_Real>> row;
-  for (HYPRE_Int i = 0; i < next; ++i) {
-    row.clear();
-    for (HYPRE_Int t = Pes.rowptr[i]; t < Pes.rowptr[i + 1]; ++t) row.emplace_back(Pes.colidx[t], Pes.values[t]);
-    std::sort(row.begin(), row.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
-    for (HYPRE_Int t = Pes.rowptr[i]; t < Pes.rowptr[i + 1]; ++t) {
-      Pes.colidx[t] = row[t - Pes.rowptr[i]].first;
-      Pes.values[t] = row[t - Pes.rowptr[i]].second;
-    }
-  }
+  SortRows(Pes);
 
   View Av, Pv;
   Av.nrows = Av.ncols = n + nAo;
@@ -242,11 +237,6 @@ void LocalProductRanks(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_CSRMa
   HyprePlan::symbolic(pcluster::ProductType::PtAP, std::vector<View>{Av, Pv}, g_rap.opts.spgemm, L->ci, L->cj, &L->cv);
 }
 
-/* A_H in hypre's layout from our rows of it and the rows other ranks sent (RAP_ext, by hypre's send map
-   of P's columns): each row the diagonal first, the rows received, then ours, summed in a dense row
-   (hypre's order of addition), then written with the diagonal first and the other columns as first
-   reached; off-process columns those its rows use, ascending (hypre compacts its map to these). L is
-   freed. */
 /* One rank (nothing received, every column owned): L's rows written straight into hypre's arrays, the
    diagonal moved first (or put first, zero), the others in L's order */
 hypre_ParCSRMatrix *AssembleOneRank(hypre_ParCSRMatrix *P, LocalProduct &L, HYPRE_MemoryLocation loc)
@@ -289,6 +279,11 @@ hypre_ParCSRMatrix *AssembleOneRank(hypre_ParCSRMatrix *P, LocalProduct &L, HYPR
   return RAP;
 }
 
+/* A_H in hypre's layout from our rows of it and the rows other ranks sent (RAP_ext, by hypre's send map
+   of P's columns): each row the diagonal first, the rows received, then ours, summed in a dense row
+   (hypre's order of addition), then written with the diagonal first and the other columns as first
+   reached; off-process columns those its rows use, ascending (hypre compacts its map to these). L is
+   freed. */
 hypre_ParCSRMatrix *Assemble(hypre_ParCSRMatrix *P, LocalProduct &L, hypre_CSRMatrix *RAP_ext, HYPRE_MemoryLocation loc)
 {
   const CoarseColumns &cols = L.cols;
