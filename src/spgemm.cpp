@@ -24,7 +24,9 @@
 // row flops, or an exact count when they cannot tell): an overflowing product fails with
 // IndexOverflow at the cost of O(nnz(A)), not after filling gigabytes.
 //
-// The numeric phase reruns step 4 on C's known pattern, with the chunks kept.
+// The numeric phase reruns step 4 on C's known pattern, with the chunks kept; rows whose pattern
+// step 4 copied from the row before take their products' positions in C from it
+// (src/spgemm_kernel.hpp, FollowList).
 //
 // Padding: cluster-wise numeric multiplies the explicit zeros of CSR_Cluster too (that is what
 // lets the s-wide update vectorise). 0*b is an exact zero for finite b, so values are unchanged;
@@ -116,6 +118,7 @@ struct SpgemmPlan<I, V>::Impl {
   std::vector<V> ones_a, ones_b; // pattern operands (values == nullptr) count as ones
   WorkingCopies<I, V> work;      // SpgemmOptions::reorder
   std::vector<std::uint8_t> b_repeats; // the working B's repeated rows (repeated_rows), empty if none
+  std::vector<std::uint8_t> c_follows; // row-wise numeric: C's rows following the row before (FollowList), empty if none
 
   const std::uint8_t *repeats() const { return b_repeats.empty() ? nullptr : b_repeats.data(); }
 
@@ -186,6 +189,22 @@ class SymbolicPass {
                const std::uint8_t *b_shifted, const WorkingCopies<I, V> &work, Accumulator acc, Count flops, int nt)
     : units_(units), Bw_(Bw), b_values_(b_values), b_repeats_(b_repeats), b_shifted_(b_shifted), work_(work), acc_(acc), flops_(flops), nt_(nt)
   {
+  }
+
+  // Rows of C the kernel copies from the row before (row-wise, pattern only, unreordered products
+  // only): repeats of it, and shifts of it where b_shifted is given. Their marks go to the numeric
+  // phase (take_follows).
+  void copy_rows_from_before()
+  {
+    copies_ = true;
+    follows_.assign(static_cast<std::size_t>(units_.A->nrows), 0);
+  }
+  // The copied rows' marks (see FollowList), or none where fewer than kMinRepeatedShare of the rows
+  // were copied: too few to be worth their byte per row.
+  std::vector<std::uint8_t> take_follows(const SpgemmStats &st)
+  {
+    if (static_cast<double>(st.shifted_rows + st.same_rows) < kMinRepeatedShare * static_cast<double>(units_.A->nrows)) follows_ = {};
+    return std::move(follows_);
   }
 
   // Step 3: per-unit cost (work + 1 per row: the distinct-column bound, union flops, plus the row's
@@ -336,13 +355,13 @@ class SymbolicPass {
   void kernel(bool fused, bool count_only, SpgemmStats &st)
   {
     RegionErrors errors;
-    Count dense_rows = 0, copied_rows = 0, pass_thread = 0, pass_total = 0;
+    Count dense_rows = 0, shifted = 0, same = 0, pass_thread = 0, pass_total = 0;
     const int nchunks = static_cast<int>(chunks_.size()) - 1;
     const bool with_values = fused && !count_only;
     const I *const out_cols = work_.out_cols();
     // Row-wise units all take the map of `uniform`, when there is one (see uniform_accumulator).
     const std::optional<Accumulator> uniform = units_.M ? std::nullopt : uniform_accumulator<I>(acc_, Bw_.ncols, flops_);
-#pragma omp parallel num_threads(nt_) reduction(+ : dense_rows, copied_rows, pass_total) reduction(max : pass_thread)
+#pragma omp parallel num_threads(nt_) reduction(+ : dense_rows, shifted, same, pass_total) reduction(max : pass_thread)
     {
       Workspace<I, V> ws;
       ChunkOutput<I, V> scratch;
@@ -356,20 +375,26 @@ class SymbolicPass {
       for (int ch = 0; ch < nchunks; ++ch)
         errors.guard([&] {
           ChunkOutput<I, V> &dst = count_only ? scratch : out_[ch];
-          // Row i of C shifting row i-1, which this thread has just put at the end of its buffer (b_shifted_
-          // is given only for row-wise, pattern-only, unreordered products; a count-only pass keeps no rows).
-          const bool shifts = b_shifted_ && !count_only;
-          auto copy_shifted = [&](I i) {
-            if (!shifts || i == chunks_[ch] || units_.A->row_length(i) <= kMergeMaxRows || !product_row_shifts_before(*units_.A, i, b_shifted_)) return false;
+          // Row i of C repeating or shifting row i-1, which this thread has just put at the end of its
+          // buffer (only for row-wise, pattern-only, unreordered products: copies_ is false otherwise;
+          // a count-only pass keeps no rows). Rows no longer than the merge takes are merged: cheaper
+          // than checked and copied (see look_for_shifts in symbolic()).
+          auto copy_from_row_before = [&](I i) {
+            if (!copies_ || count_only || i == chunks_[ch] || units_.A->row_length(i) <= kMergeMaxRows) return false;
+            I shift;
+            if (repeats_row_before(*units_.A, i)) shift = 0;
+            else if (b_shifted_ && product_row_shifts_before(*units_.A, i, b_shifted_)) shift = 1;
+            else return false;
             const I count = row_count_of_[i - 1];
             const I *const __restrict before = dst.cols + dst.size - count;
             I *const __restrict row = dst.cols + dst.size;
-            for (I t = 0; t < count; ++t) row[t] = before[t] + 1;
+            for (I t = 0; t < count; ++t) row[t] = before[t] + shift;
             row_count_of_[i] = count;
             if (!rows_follow_) row_start_[i] = dst.size;
             dst.size += count;
             if (!row_chunk_.empty()) row_chunk_[i] = ch;
-            ++copied_rows;
+            follows_[i] = 1;
+            ++(shift ? shifted : same);
             return true;
           };
           auto run_unit = [&](auto &map, const Unit<I, V> &u, Count work) {
@@ -392,12 +417,12 @@ class SymbolicPass {
             if (*uniform == Accumulator::Dense && !count_only) dense_rows += chunks_[ch + 1] - chunks_[ch];
             with_column_map<I>(ws.maps, *uniform, Bw_.ncols, kMarks | (with_values ? kSlots : 0u), [&](auto &map) {
               for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx)
-                if (!copy_shifted(uidx)) run_unit(map, units_(uidx), std::min<Count>(unit_work(uidx), Bw_.ncols));
+                if (!copy_from_row_before(uidx)) run_unit(map, units_(uidx), std::min<Count>(unit_work(uidx), Bw_.ncols));
             });
             return;
           }
           for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx) {
-            if (copy_shifted(uidx)) continue;
+            if (copy_from_row_before(uidx)) continue;
             const Unit<I, V> u = units_(uidx);
             const Count work = std::min<Count>(unit_work(uidx), Bw_.ncols);
             const Accumulator kind = choose_accumulator<I>(acc_, work, Bw_.ncols, flops_);
@@ -412,7 +437,8 @@ class SymbolicPass {
     errors.rethrow();
     if (!count_only) {
       st.rows_dense = dense_rows;
-      st.shifted_rows = copied_rows;
+      st.shifted_rows = shifted;
+      st.same_rows = same;
     }
     st.workspace_thread_bytes = std::max(st.workspace_thread_bytes, pass_thread);
     st.workspace_bytes = std::max(st.workspace_bytes, pass_total);
@@ -440,6 +466,8 @@ class SymbolicPass {
   const V *b_values_;
   const std::uint8_t *b_repeats_; // nullable: repeated_rows
   const std::uint8_t *b_shifted_; // nullable: shifted_rows; only for row-wise, pattern-only, unreordered products
+  bool copies_ = false;           // copy_rows_from_before()
+  std::vector<std::uint8_t> follows_; // rows copied from the row before
   const WorkingCopies<I, V> &work_;
   const Accumulator acc_;
   const Count flops_;
@@ -558,17 +586,30 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   st.dense_limited = opts.accumulator == Accumulator::Dense && !DenseColumnMap<I>::supports(B.ncols);
   im.b_repeats = run_rows(Bw, threads_for(B.nnz()));
   st.repeated_rows = std::count(im.b_repeats.begin(), im.b_repeats.end(), std::uint8_t(1));
-  // Rows of C shifting the row before (shifted_rows): only the pattern-only row-wise kernel copies
-  // them, and only rows of A longer than the merge takes (kMergeMaxRows): a road network's rows of 2-3
-  // entries, half of them shifting, merged faster than they were checked and copied (luxembourg_osm,
-  // symbolic 3-5% slower with them copied), so an A of such rows on average is not looked at.
-  const bool look_for_shifts = !fused && !units.M && !im.work.active() && Aw.nnz() > kMergeMaxRows * static_cast<Count>(Aw.nrows);
+  // Rows of C repeating or shifting the row before: only the pattern-only row-wise kernel copies
+  // them, and only rows of A longer than the merge takes (kMergeMaxRows). Shifts need B's shifted
+  // rows (shifted_rows), a pass over B, so they are looked for only where A's rows are longer than
+  // that on average: a road network's rows of 2-3 entries, half of them shifting, merged faster than
+  // they were checked and copied (luxembourg_osm, symbolic 3-5% slower with them copied).
+  const bool copies = !fused && !units.M && !im.work.active();
+  const bool look_for_shifts = copies && Aw.nnz() > kMergeMaxRows * static_cast<Count>(Aw.nrows);
   const std::vector<std::uint8_t> b_shifted = look_for_shifts ? shifted_rows(Bw, threads_for(B.nnz())) : std::vector<std::uint8_t>{};
   SymbolicPass<I, V> pass(units, Bw, b_values, im.repeats(), b_shifted.empty() ? nullptr : b_shifted.data(), im.work, opts.accumulator, st.flops, nt);
+  if (copies) pass.copy_rows_from_before();
   pass.make_chunks(std::move(row_flops), c_rowptr, st);
   Count nnz = pass.run(fused, st);
   pass.assemble(nnz, c_rowptr, c_colidx, fused ? c_values : nullptr);
   im.chunks = pass.take_chunks();
+  // The numeric phase follows the copied rows (FollowList) only without runs of B's rows: a run's
+  // products summed in registers, B's columns loaded once per run, were faster (block matrices:
+  // elasticity reuse 1.6-2.3x PETSc's with runs, 1.0-1.15x through the recorded positions).
+  if (copies) {
+    std::vector<std::uint8_t> follows = pass.take_follows(st);
+    if (!follows.empty() && im.b_repeats.empty()) {
+      im.c_follows = std::move(follows);
+      st.following_rows = std::count(im.c_follows.begin(), im.c_follows.end(), std::uint8_t(1));
+    }
+  }
 
   if (opts.include_diagonal) nnz += insert_missing_diagonal(B.ncols, c_rowptr, c_colidx, fused ? c_values : static_cast<std::vector<V> *>(nullptr));
   st.nnz_c = nnz;
@@ -631,10 +672,11 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
           if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, im.repeats(), Cw, cw_values, map, ws, gather);
           else numeric_unit<true>(u, expected, Bw, b_values, im.repeats(), Cw, cw_values, map, ws, gather);
         };
-        const unsigned row_uses = gather ? 0u : kPositions;
+        const std::uint8_t *const follows = clustered || im.c_follows.empty() ? nullptr : im.c_follows.data();
+        const unsigned row_uses = gather && !follows ? 0u : kPositions;
         if (uniform) { // row-wise, one map for every row (see uniform_accumulator)
           with_column_map<I>(ws.maps, *uniform, C.ncols, row_uses, [&](auto &map) {
-            numeric_rows(Aw, units.a_values, Bw, b_values, im.repeats(), Cw, cw_values, chunks[ch], chunks[ch + 1], map, ws, gather);
+            numeric_rows(Aw, units.a_values, Bw, b_values, im.repeats(), Cw, cw_values, chunks[ch], chunks[ch + 1], map, ws, gather, follows);
           });
           return;
         }

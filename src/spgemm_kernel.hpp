@@ -294,6 +294,20 @@ struct UnitSource {
   }
 };
 
+// Rows of C whose products land where the row before's do (`follows`, marked by the symbolic phase
+// where it copies a row's pattern from the row before): row i of A holds row i-1's columns (the rows
+// of a node of a block matrix), or shifts them while every row of B it holds shifts too (a
+// structured grid numbered naturally: product_row_shifts_before). Then the
+// t-th product of row i goes to the same position of C's row as the t-th of row i-1, so the
+// positions of a run's first row are recorded once (FollowList) and its other rows add their
+// products through them: no column of B or C is read, no value array gathered and cleared.
+// Each entry is the same sum in the same order from +0 as numeric_row's: bit-identical.
+template <class I>
+struct FollowList {
+  std::vector<I> pos;  // per product of the recorded row, its position in C's row
+  I row = -1, len = 0; // the row the list is valid for (-1: none), and C's row length there
+};
+
 // Per-thread workspace: one map of each kind (allocated on first use) and scratch arrays (bounds:
 // the head of src/accumulator.hpp).
 template <class I, class V>
@@ -306,6 +320,7 @@ struct Workspace {
   std::vector<V> acc;
   ZeroedArray<V> gather_values; // row-wise numeric by gathering (kGatherMaxBytes); zero between rows
   std::size_t ngather_values = 0;
+  FollowList<I> follow;         // row-wise numeric of rows that follow the row before
 
   // Bytes allocated: capacities, which only grow, so at the end of a phase this is the thread's peak.
   Count bytes() const
@@ -314,6 +329,7 @@ struct Workspace {
     std::apply([&](const auto &...map) { maps_bytes = (map.bytes() + ...); }, maps);
     return static_cast<Count>(maps_bytes + slot_col.capacity() * sizeof(I) + slot_mask.capacity() * sizeof(RowMask) +
                               sorted.capacity() * sizeof(std::pair<I, I>) + entry_slot.capacity() * sizeof(I) + acc.capacity() * sizeof(V) +
+                              follow.pos.capacity() * sizeof(I) +
                               ngather_values * sizeof(V));
   }
 };
@@ -793,23 +809,80 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
   }
 }
 
+// Row i's values through positions recorded from it (the run's first row): false (nothing
+// reliable written) if A's or C's pattern no longer fits the list, for the caller to compute it.
+template <class I, class V>
+__attribute__((always_inline)) inline bool numeric_row_follows(const I *cols, I n, const V *vals, const I *__restrict bptr, const V *__restrict bval,
+                                                               I len, V *__restrict c, const FollowList<I> &list)
+{
+  if (len != list.len) return false;
+  for (I p = 0; p < len; ++p) c[p] = V(0);
+  const I *const __restrict pos = list.pos.data();
+  const std::size_t npos = list.pos.size();
+  std::size_t at = 0;
+  for (I t = 0; t < n; ++t) {
+    const I q0 = bptr[cols[t]], blen = bptr[cols[t] + 1] - q0;
+    if (at + static_cast<std::size_t>(blen) > npos) return false;
+    const V a = vals[t];
+    const V *const __restrict b = bval + q0;
+    const I *const __restrict pl = pos + at;
+    for (I p = 0; p < blen; ++p) c[pl[p]] += a * b[p];
+    at += static_cast<std::size_t>(blen);
+  }
+  return at == npos;
+}
+
+// Row i's values by the map's positions, recording them in `list` for the rows that follow it.
+template <class I, class V, class Map>
+__attribute__((always_inline)) inline void numeric_row_recording(const I *cols, I n, const V *vals, const I *cols_end, const I *__restrict bptr,
+                                                                 const I *__restrict bcol, const V *__restrict bval, const I *ccol, I len, V *c_row,
+                                                                 Map &map, FollowList<I> &list)
+{
+  const auto position = map.bind_positions(ccol, len, c_row);
+  V *const __restrict c = c_row;
+  list.pos.clear();
+  for_each_product(cols, n, vals, cols_end, bptr, bcol, bval, [&](I j, V ab) {
+    const I p = position[j];
+    list.pos.push_back(p);
+    c[p] += ab;
+  });
+  list.len = len;
+}
+
 // The row-wise numeric phase of rows [first, last) of A (values a_values), every row on the same map
 // (a uniform accumulator): numeric_unit's row-wise path in one loop over rows, with A's, B's and C's
 // arrays in locals. Per row, building a Unit and reloading the operands' arrays through their views
 // cost about 15 cycles, a third of the time on a road network's rows of 2 entries (luxembourg_osm
-// reuse, 1 thread: 2.2 ms through units, 1.6 ms in this loop).
+// reuse, 1 thread: 2.2 ms through units, 1.6 ms in this loop). follows (nullable): see FollowList;
+// the map must then be prepared for positions.
 template <class I, class V, class Map>
 void numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats,
-                  const CsrView<I, V> &C,
-                  V *c_values, I first, I last, Map &map, Workspace<I, V> &ws, bool gather)
+                  const CsrView<I, V> &C, V *c_values, I first, I last, Map &map, Workspace<I, V> &ws, bool gather, const std::uint8_t *follows)
 {
   const I *const aptr = A.rowptr, *const acol = A.colidx, *const acol_end = A.colidx + A.nnz();
   const I *const bptr = B.rowptr, *const bcol = B.colidx;
   const I *const cptr = C.rowptr, *const ccol = C.colidx;
   V *const acc = Map::kind == Accumulator::Dense && gather ? gather_array(ws, C.ncols) : nullptr;
-  for (I i = first; i < last; ++i)
-    numeric_row(acol + aptr[i], aptr[i + 1] - aptr[i], a_values + aptr[i], acol_end, bptr, bcol, b_values, repeats, ccol + cptr[i], cptr[i + 1] - cptr[i],
-                c_values + cptr[i], map, acc);
+  FollowList<I> &list = ws.follow;
+  list.row = -1;
+  for (I i = first; i < last; ++i) {
+    const I *const cols = acol + aptr[i], n = aptr[i + 1] - aptr[i];
+    const V *const vals = a_values + aptr[i];
+    const I len = cptr[i + 1] - cptr[i];
+    V *const c = c_values + cptr[i];
+    if (follows) {
+      if (follows[i] && list.row == i - 1 && numeric_row_follows(cols, n, vals, bptr, b_values, len, c, list)) {
+        list.row = i;
+        continue;
+      }
+      if (i + 1 < last && follows[i + 1]) {
+        numeric_row_recording(cols, n, vals, acol_end, bptr, bcol, b_values, ccol + cptr[i], len, c, map, list);
+        list.row = i;
+        continue;
+      }
+    }
+    numeric_row(cols, n, vals, acol_end, bptr, bcol, b_values, repeats, ccol + cptr[i], len, c, map, acc);
+  }
 }
 
 // Unit boundaries of `parts` chunks with about equal total cost (cost prefix sums over n units,

@@ -131,6 +131,8 @@ struct SpgemmStats {
   Count rows_dense = 0;      // rows (or clusters' rows) that used the dense accumulator
   Count repeated_rows = 0;   // rows of B found repeating the row before them (nodes of a block matrix), for runs (src/spgemm_kernel.hpp); 0: too few to pay
   Count shifted_rows = 0;    // rows of C whose pattern the symbolic phase copied from the row before, shifted by one column (a stencil numbered naturally; src/spgemm_kernel.hpp, shifts_row_before)
+  Count same_rows = 0;       // rows of C whose pattern the symbolic phase copied from the row before as it is (row i of A holding row i-1's columns)
+  Count following_rows = 0;  // rows of C the numeric phase computes through the row before's positions (src/spgemm_kernel.hpp, FollowList); 0: too few to keep
   bool dense_limited = false; // Accumulator::Dense was asked for, but C is too wide for dense arrays: Hash ran
   // Workspace of the kernels' threads (accumulators and per-unit scratch), in bytes allocated, as the
   // threads counted it: the largest one thread held, and the sum over a phase's threads; the largest

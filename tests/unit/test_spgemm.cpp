@@ -566,6 +566,71 @@ TEMPLATE_TEST_CASE("shifted rows (a stencil numbered naturally): the symbolic ph
   }
 }
 
+TEMPLATE_TEST_CASE("rows repeating or shifting the row before: copied by the symbolic phase, the numeric phase through the recorded positions, bit for bit",
+                   "[spgemm][reuse][threads]", std::int32_t, std::int64_t)
+{
+  // The numeric phase takes rows of C whose products land where the row before's do through the
+  // positions recorded on the run's first row (src/spgemm_kernel.hpp, FollowList): rows of A
+  // repeating the row before (the 3 rows of a node of a block matrix, times a B of 2 entries a row,
+  // too short for runs) and rows shifting it (a 5-point stencil squared). Bit for bit against the
+  // reference, fused, symbolic + numeric and after the values change (check_bits_three_ways), any
+  // accumulator and thread count. Then with the diagonal added to C (SpgemmOptions::include_diagonal):
+  // the rows of a node then differ where the diagonal is not a product of both, and the numeric
+  // phase must match the one-shot product's bits.
+  using I = TestType;
+  const std::int64_t nodes = 150, bs = 3;
+  std::mt19937_64 rng(601);
+  Dense2 Block{nodes * bs, nodes * bs, {}}, Short{nodes * bs, nodes * bs, {}};
+  for (std::int64_t n = 0; n < nodes; ++n)
+    for (std::int64_t m : {n - 7, n - 1, n, n + 1, n + 7})
+      if (m >= 0 && m < nodes)
+        for (std::int64_t d = 0; d < bs; ++d)
+          for (std::int64_t e = 0; e < bs; ++e) Block.entries[{n * bs + d, m * bs + e}] = pctest::random_value(rng);
+  for (std::int64_t k = 0; k < Short.nrows; ++k)
+    for (int t = 0; t < 2; ++t) Short.entries[{k, static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(Short.ncols))}] = pctest::random_value(rng);
+  const Dense2 S = grid_5point(31, 23, 602);
+  struct Case {
+    const char *name;
+    Dense2 A, B;
+    bool shifts;
+  };
+  const std::vector<Case> cases = {{"node rows times short rows", Block, Short, false}, {"5-point squared", S, S, true}};
+  for (const Case &cs : cases) {
+    const Dense2 A2d = pctest::revalue(cs.A, 603), B2d = pctest::revalue(cs.B, 604);
+    const auto A = pctest::to_csr<I>(cs.A), B = pctest::to_csr<I>(cs.B), A2 = pctest::to_csr<I>(A2d), B2 = pctest::to_csr<I>(B2d);
+    const auto C = pctest::to_csr<I>(pctest::reference_product(cs.A, cs.B)), C2 = pctest::to_csr<I>(pctest::reference_product(A2d, B2d));
+    for (Accumulator acc : {Accumulator::Dense, Accumulator::Hash})
+      for (int threads : {1, 2, 4}) {
+        SpgemmOptions o;
+        o.accumulator = acc;
+        o.num_threads = threads;
+        INFO(cs.name << "; " << describe(o));
+        check_bits_three_ways<I>(A, B, A2, B2, C, C2, o);
+        SpgemmPlan<I, double> plan;
+        REQUIRE_NOTHROW(run<I>(A.view(), B.view(), o, &plan));
+        const SpgemmStats &st = plan.stats();
+        CHECK(st.repeated_rows == 0);
+        CHECK((cs.shifts ? st.shifted_rows : st.same_rows) > A.nrows / 2);
+        CHECK(st.following_rows == st.shifted_rows + st.same_rows);
+
+        SpgemmOptions od = o;
+        od.include_diagonal = true;
+        std::vector<I> fi, fj;
+        std::vector<double> fv;
+        REQUIRE_NOTHROW(SpgemmPlan<I, double>::symbolic(A2.view(), B2.view(), od, fi, fj, &fv));
+        SpgemmPlan<I, double> dplan;
+        Product<I> D;
+        REQUIRE_NOTHROW(D = run<I>(A.view(), B.view(), od, &dplan));
+        REQUIRE((D.rowptr == fi && D.colidx == fj));
+        CHECK(dplan.stats().following_rows > 0);
+        const CsrView<I, double> Dv{A.nrows, B.ncols, D.rowptr.data(), D.colidx.data(), nullptr};
+        std::fill(D.values.begin(), D.values.end(), -777.0);
+        REQUIRE_NOTHROW(dplan.numeric(A2.view(), B2.view(), Dv, D.values.data()));
+        CHECK(pctest::same_bits(D.values, fv));
+      }
+  }
+}
+
 TEST_CASE("symbolic: short rows merged, longer ones through the map, any accumulator and thread count", "[spgemm][reuse][threads]")
 {
   // Row i of A has i % 8 entries, so rows of 0..4 entries take the merge of B's rows (kMergeMaxRows)
