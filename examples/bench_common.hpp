@@ -25,6 +25,7 @@
 #pragma once
 
 #include <petscmat.h>
+#include <petsc/private/matimpl.h> /* Mat ops: which numeric function a product runs (-prune) */
 #include <petsctime.h>
 #include <petsccluster.h>
 
@@ -100,6 +101,7 @@ struct Figures {
   double      rel_err = 0; /* max |C - C_ref| relative to each entry's scale, over every compared result */
   PetscInt64  extra_zeros = 0; /* explicit zeros outside the reference pattern (third-party only) */
   std::string chosen;          /* ours: the kernel (and scheme) the product ran, from its view */
+  void      (*numeric_fn)() = nullptr; /* the numeric phase's function (PETSc's Mat ops): built-ins sharing it time the same code in reuse */
   /* -rounds: each round's best-of-reps figures; oneshot, symbolic and reuse are then their medians */
   std::vector<double> oneshot_rounds, symbolic_rounds, reuse_rounds;
   bool        ok() const { return ran && error.empty() && check.empty(); }
@@ -114,6 +116,7 @@ struct Figures {
     extra_zeros = std::max(extra_zeros, r.extra_zeros);
     nnz_c       = r.nnz_c;
     if (chosen.empty()) chosen = r.chosen;
+    if (!numeric_fn) numeric_fn = r.numeric_fn;
     oneshot_rounds.push_back(r.oneshot);
     symbolic_rounds.push_back(r.symbolic);
     reuse_rounds.push_back(r.reuse);
@@ -198,6 +201,7 @@ struct Settings {
   bool             tentative  = false; /* -product ap: C = A*P, B is PCGAMG's tentative prolongator of A */
   PetscInt         reps = 3;
   PetscInt         rounds = 1; /* -rounds: interleaved rounds of all algorithms; figures = medians */
+  PetscReal        prune  = 0; /* -prune: PETSc's built-ins this many times slower than its fastest, in one-shot and reuse, run one round only (0: off) */
   PetscReal        tol  = 1e-12;
   bool             memory = true; /* -memory: each algorithm's peak memory, on an extra one-shot */
   std::vector<int> graphblas_threads;
@@ -261,6 +265,7 @@ inline PetscErrorCode TimeMatProduct(Mat A, Mat B, const char *alg, const Settin
   }
   if (ref) PetscCall(CompareMat(*C, *ref, 1.0, s.tol, "one-shot", f));
   if (f->kind == "petsc-cluster") PetscCall(ChosenKernel(*C, &f->chosen));
+  f->numeric_fn = s.ptap ? reinterpret_cast<void (*)()>((*C)->ops->ptapnumeric) : reinterpret_cast<void (*)()>((*C)->ops->matmultnumeric);
   for (PetscInt r = 0; r < s.reps; ++r) {
     PetscScalar *a;
     /* A reuse follows a change of A's values: mark A modified (untimed), so that no implementation

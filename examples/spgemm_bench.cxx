@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ static const char help[] =
   "  -reps <N>              best of N for one-shot and for reuse (default 3)\n"
   "  -rounds <R>            every algorithm once, then again, R times (interleaved); each figure is the median\n"
   "                         of the R rounds' best-of-N, its range reported (default 1; 3 for -sweep)\n"
+  "  -prune <F>             after round 1, PETSc's built-in algorithms F times slower than PETSc's fastest there\n"
+  "                         in one-shot, and in reuse too unless another built-in that stays runs the same\n"
+  "                         numeric function, are not run again: they cannot be the fastest (their figure is that\n"
+  "                         one round; the ones left out are printed). 0: off (default; 4 for -sweep)\n"
   "  -api <matproduct|matmatmult|matptap>  matproduct (default): MatProductCreate, SetType(AB), SetAlgorithm,\n"
   "                         SetFromOptions, Symbolic, Numeric; reuse = Numeric. matmatmult: MatMatMult(\n"
   "                         MAT_INITIAL_MATRIX) with -matmatmult_via set to each algorithm; reuse =\n"
@@ -407,6 +412,38 @@ PetscErrorCode GamgProlongator(Mat A, std::vector<PetscScalar> &xyz, PetscInt ns
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -prune: the built-ins whose first round was `factor` times slower than PETSc's fastest built-in
+   of that round in one-shot, and in reuse too unless another built-in that stays runs the same
+   numeric function (PETSc's sorted, heap, btheap, llcondensed and rowmerge share theirs), into
+   *pruned (printed). Their medians could be the fastest only if the machine changed speed by that
+   factor between rounds. */
+PetscErrorCode PruneSlowBuiltins(const std::vector<Figures> &figs, double factor, const std::string &name, std::set<std::string> *pruned)
+{
+  double      best_oneshot = kInf, best_reuse = kInf;
+  std::string list;
+
+  PetscFunctionBegin;
+  for (const Figures &f : figs)
+    if (f.kind == "petsc" && f.ok()) {
+      best_oneshot = std::min(best_oneshot, f.oneshot);
+      best_reuse   = std::min(best_reuse, f.reuse);
+    }
+  auto slow_oneshot = [&](const Figures &f) { return f.kind == "petsc" && f.ok() && f.oneshot > factor * best_oneshot; };
+  for (const Figures &f : figs) {
+    if (!slow_oneshot(f)) continue;
+    bool numeric_runs_on = false; /* in a built-in that stays */
+    for (const Figures &g : figs) numeric_runs_on = numeric_runs_on || (g.kind == "petsc" && g.ok() && !slow_oneshot(g) && g.numeric_fn && g.numeric_fn == f.numeric_fn);
+    if (f.reuse > factor * best_reuse || numeric_runs_on) {
+      pruned->insert(f.name);
+      list += " " + f.name;
+    }
+  }
+  if (!list.empty())
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%s] -prune %g: run in round 1 only (one-shot slower than PETSc's fastest by that factor; reuse too, or its numeric function runs on in another):%s\n",
+                          name.c_str(), factor, list.c_str()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Runs every selected algorithm on one problem. Algorithm errors are recorded, not fatal. */
 PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs, const Settings &s, Summary *S)
 {
@@ -437,8 +474,10 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
   S->rows_b = B == A ? M.nrows : MB.nrows;
   S->nnz_b  = B == A ? static_cast<PetscInt64>(M.colidx.size()) : static_cast<PetscInt64>(MB.colidx.size());
   /* -rounds: every algorithm once, then again (interleaved), each figure the median of the rounds */
-  std::vector<Figures> figs;
+  std::vector<Figures>  figs;
+  std::set<std::string> pruned; /* -prune */
   for (PetscInt round = 0; round < s.rounds; ++round) {
+    if (round == 1 && s.prune > 0) PetscCall(PruneSlowBuiltins(figs, s.prune, p.name, &pruned));
     std::size_t slot = 0;
     auto        record = [&](const Figures &f) {
       if (round == 0) {
@@ -449,6 +488,10 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
       figs[slot++].add_round(f);
     };
     for (const std::string &alg : algs) {
+      if (pruned.count(alg)) {
+        ++slot;
+        continue;
+      }
       if (alg == "graphblas") {
 #if defined(PCLUSTER_HAVE_GRAPHBLAS)
         for (int t : s.graphblas_threads) {
@@ -505,7 +548,7 @@ int main(int argc, char **argv)
   PetscInt                 nalgs = 64;
   PetscInt                 gbt[16] = {0}, ngbt = 16;
   Settings                 s;
-  PetscBool                rounds_set = PETSC_FALSE;
+  PetscBool                rounds_set = PETSC_FALSE, prune_set = PETSC_FALSE;
   std::vector<std::string> algs;
   std::vector<Problem>     problems;
 
@@ -519,6 +562,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-reps", "Best of this many runs", "", s.reps, &s.reps, NULL));
   PetscCall(PetscOptionsInt("-rounds", "Interleaved rounds of all algorithms; figures are medians (default 1, 3 for -sweep)", "", s.rounds, &s.rounds, &set));
   rounds_set = set;
+  PetscCall(PetscOptionsReal("-prune", "After round 1, PETSc's built-ins this many times slower than its fastest (one-shot and reuse) run no more rounds (0: off; 4 for -sweep)", "",
+                             s.prune, &s.prune, &set));
+  prune_set = set;
   {
     const char *products[] = {"ab", "ptap", "ap"};
     PetscInt    product    = 0;
@@ -556,6 +602,8 @@ int main(int argc, char **argv)
   }
   PetscCheck(s.reps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps %" PetscInt_FMT " must be >= 1", s.reps);
   if (mo.sweep && !rounds_set) s.rounds = 3;
+  if (mo.sweep && !prune_set) s.prune = 4;
+  PetscCheck(s.prune == 0 || s.prune >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-prune %g must be 0 (off) or >= 1", (double)s.prune);
   PetscCheck(s.rounds >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rounds %" PetscInt_FMT " must be >= 1", s.rounds);
   PetscCall(MatrixOptionsProblems(mo, &problems));
   for (PetscInt i = 0; i < ngbt; ++i) {
