@@ -51,8 +51,10 @@
 //      symbolic, row-wise pattern only: the bitmap, n/8 + n/512 (summary words);
 //      symbolic with values, or a cluster: slots and stamps n (I + 4), plus the bitmap;
 //      numeric, row-wise: positions n I (the slot array), or where it gathers (src/spgemm_kernel.hpp,
-//      numeric_gathers: n V <= 256 KiB) the value array n V; numeric, cluster: slots and stamps n (I + 4);
-//  - per-unit scratch (src/spgemm_kernel.hpp, Workspace): <= W (4 I + 8 + V).
+//      numeric_gathers: n V <= 256 KiB) the value array n V, and the positions too where it follows
+//      rows copied from the row before (FollowList); numeric, cluster: slots and stamps n (I + 4);
+//  - per-unit scratch (src/spgemm_kernel.hpp, Workspace): <= W (5 I + 8 + V) (the numeric phase's
+//    FollowList: W I of it).
 // So a thread never holds more than kDenseMaxColumns (I + 4 + 1/8) bytes of dense arrays
 // (2^24 columns: 136 MiB with 32-bit indices; Auto's 2^22 clause: 34 MiB, and only for a product
 // of >= ncols multiply-adds) plus O(W) for its largest unit, and with ncols > kDenseMaxColumns

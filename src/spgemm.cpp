@@ -605,10 +605,7 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   // elasticity reuse 1.6-2.3x PETSc's with runs, 1.0-1.15x through the recorded positions).
   if (copies) {
     std::vector<std::uint8_t> follows = pass.take_follows(st);
-    if (!follows.empty() && im.b_repeats.empty()) {
-      im.c_follows = std::move(follows);
-      st.following_rows = std::count(im.c_follows.begin(), im.c_follows.end(), std::uint8_t(1));
-    }
+    if (im.b_repeats.empty()) im.c_follows = std::move(follows);
   }
 
   if (opts.include_diagonal) nnz += insert_missing_diagonal(B.ncols, c_rowptr, c_colidx, fused ? c_values : static_cast<std::vector<V> *>(nullptr));
@@ -661,8 +658,8 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
   const bool gather = numeric_gathers<V>(C.ncols);
   const std::optional<Accumulator> uniform = units.M ? std::nullopt : uniform_accumulator<I>(acc, C.ncols, stats_.flops);
   RegionErrors errors;
-  Count ws_thread = 0, ws_total = 0;
-#pragma omp parallel num_threads(nt) reduction(+ : ws_total) reduction(max : ws_thread)
+  Count ws_thread = 0, ws_total = 0, followed = 0;
+#pragma omp parallel num_threads(nt) reduction(+ : ws_total, followed) reduction(max : ws_thread)
   {
     Workspace<I, V> ws;
 #pragma omp for schedule(dynamic, 1)
@@ -672,11 +669,11 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
           if (u.s > 1) numeric_unit<false>(u, expected, Bw, b_values, im.repeats(), Cw, cw_values, map, ws, gather);
           else numeric_unit<true>(u, expected, Bw, b_values, im.repeats(), Cw, cw_values, map, ws, gather);
         };
-        const std::uint8_t *const follows = clustered || im.c_follows.empty() ? nullptr : im.c_follows.data();
-        const unsigned row_uses = gather && !follows ? 0u : kPositions;
-        if (uniform) { // row-wise, one map for every row (see uniform_accumulator)
-          with_column_map<I>(ws.maps, *uniform, C.ncols, row_uses, [&](auto &map) {
-            numeric_rows(Aw, units.a_values, Bw, b_values, im.repeats(), Cw, cw_values, chunks[ch], chunks[ch + 1], map, ws, gather, follows);
+        const unsigned row_uses = gather ? 0u : kPositions;
+        if (uniform) { // row-wise, one map for every row (see uniform_accumulator), following copied rows (FollowList)
+          const std::uint8_t *const follows = clustered || im.c_follows.empty() ? nullptr : im.c_follows.data();
+          with_column_map<I>(ws.maps, *uniform, C.ncols, follows ? kPositions : row_uses, [&](auto &map) {
+            followed += numeric_rows(Aw, units.a_values, Bw, b_values, im.repeats(), Cw, cw_values, chunks[ch], chunks[ch + 1], map, ws, gather, follows);
           });
           return;
         }
@@ -693,6 +690,7 @@ void SpgemmPlan<I, V>::numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, c
   errors.rethrow();
   stats_.workspace_thread_bytes = std::max(stats_.workspace_thread_bytes, ws_thread);
   stats_.workspace_bytes = std::max(stats_.workspace_bytes, ws_total);
+  stats_.following_rows = followed;
   if (reordered) im.work.copy_working_values(C, c_values);
 }
 

@@ -296,8 +296,8 @@ struct UnitSource {
 
 // Rows of C whose products land where the row before's do (`follows`, marked by the symbolic phase
 // where it copies a row's pattern from the row before): row i of A holds row i-1's columns (the rows
-// of a node of a block matrix), or shifts them while every row of B it holds shifts too (a
-// structured grid numbered naturally: product_row_shifts_before). Then the
+// of a node of a block matrix, times a B not taken in runs), or shifts them while every row of B it
+// holds shifts too (a structured grid numbered naturally: product_row_shifts_before). Then the
 // t-th product of row i goes to the same position of C's row as the t-th of row i-1, so the
 // positions of a run's first row are recorded once (FollowList) and its other rows add their
 // products through them: no column of B or C is read, no value array gathered and cleared.
@@ -826,8 +826,12 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
   }
 }
 
-// Row i's values through positions recorded from it (the run's first row): false (nothing
-// reliable written) if A's or C's pattern no longer fits the list, for the caller to compute it.
+// Row i's values through the positions recorded on the run's first row: false (the row's values
+// left unreliable) where its counts no longer fit the list (its row of C, or the products of its
+// row of A), for the caller to compute it the usual way. Only counts are checked: like every
+// numeric phase, this one needs the operands' patterns of the symbolic phase (the plugin checks
+// them), and with other patterns of the same counts its values are wrong but its writes stay in
+// the row.
 template <class I, class V>
 __attribute__((always_inline)) inline bool numeric_row_follows(const I *cols, I n, const V *vals, const I *__restrict bptr, const V *__restrict bval,
                                                                I len, V *__restrict c, const FollowList<I> &list)
@@ -850,20 +854,30 @@ __attribute__((always_inline)) inline bool numeric_row_follows(const I *cols, I 
 }
 
 // Row i's values by the map's positions, recording them in `list` for the rows that follow it.
+// False (nothing recorded, the row's values unreliable) where a product's column is not in C's
+// row, which only operands whose pattern changed since the symbolic phase give: the map's slot of
+// such a column is stale, so every position is checked before it is written through (one compare
+// per product, on one row per run).
 template <class I, class V, class Map>
-__attribute__((always_inline)) inline void numeric_row_recording(const I *cols, I n, const V *vals, const I *cols_end, const I *__restrict bptr,
+__attribute__((always_inline)) inline bool numeric_row_recording(const I *cols, I n, const V *vals, const I *cols_end, const I *__restrict bptr,
                                                                  const I *__restrict bcol, const V *__restrict bval, const I *ccol, I len, V *c_row,
                                                                  Map &map, FollowList<I> &list)
 {
   const auto position = map.bind_positions(ccol, len, c_row);
   V *const __restrict c = c_row;
+  bool fits = true;
   list.pos.clear();
   for_each_product(cols, n, vals, cols_end, bptr, bcol, bval, [&](I j, V ab) {
     const I p = position[j];
+    if (p < 0 || p >= len || ccol[p] != j) {
+      fits = false;
+      return;
+    }
     list.pos.push_back(p);
     c[p] += ab;
   });
   list.len = len;
+  return fits;
 }
 
 // The row-wise numeric phase of rows [first, last) of A (values a_values), every row on the same map
@@ -871,10 +885,10 @@ __attribute__((always_inline)) inline void numeric_row_recording(const I *cols, 
 // arrays in locals. Per row, building a Unit and reloading the operands' arrays through their views
 // cost about 15 cycles, a third of the time on a road network's rows of 2 entries (luxembourg_osm
 // reuse, 1 thread: 2.2 ms through units, 1.6 ms in this loop). follows (nullable): see FollowList;
-// the map must then be prepared for positions.
+// the map must then be prepared for positions. Returns the rows computed through recorded positions.
 template <class I, class V, class Map>
-void numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats,
-                  const CsrView<I, V> &C, V *c_values, I first, I last, Map &map, Workspace<I, V> &ws, bool gather, const std::uint8_t *follows)
+Count numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats,
+                   const CsrView<I, V> &C, V *c_values, I first, I last, Map &map, Workspace<I, V> &ws, bool gather, const std::uint8_t *follows)
 {
   const I *const aptr = A.rowptr, *const acol = A.colidx, *const acol_end = A.colidx + A.nnz();
   const I *const bptr = B.rowptr, *const bcol = B.colidx;
@@ -882,6 +896,7 @@ void numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V>
   V *const acc = Map::kind == Accumulator::Dense && gather ? gather_array(ws, C.ncols) : nullptr;
   FollowList<I> &list = ws.follow;
   list.row = -1;
+  Count followed = 0;
   auto rows = [&](auto unrolled) {
     for (I i = first; i < last; ++i) {
       const I *const cols = acol + aptr[i], n = aptr[i + 1] - aptr[i];
@@ -889,12 +904,14 @@ void numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V>
       const I len = cptr[i + 1] - cptr[i];
       V *const c = c_values + cptr[i];
       if (follows) {
-        if (follows[i] && list.row == i - 1 && numeric_row_follows(cols, n, vals, bptr, b_values, len, c, list)) {
+        // (A chunk's first row is never marked: the symbolic phase copies no row across chunks.)
+        if (follows[i] && i > first && list.row == i - 1 && numeric_row_follows(cols, n, vals, bptr, b_values, len, c, list)) {
           list.row = i;
+          ++followed;
           continue;
         }
-        if (i + 1 < last && follows[i + 1]) {
-          numeric_row_recording(cols, n, vals, acol_end, bptr, bcol, b_values, ccol + cptr[i], len, c, map, list);
+        list.row = -1;
+        if (i + 1 < last && follows[i + 1] && numeric_row_recording(cols, n, vals, acol_end, bptr, bcol, b_values, ccol + cptr[i], len, c, map, list)) {
           list.row = i;
           continue;
         }
@@ -904,6 +921,7 @@ void numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V>
   };
   if (unrolls_rows(B)) rows(std::true_type{});
   else rows(std::false_type{});
+  return followed;
 }
 
 // Unit boundaries of `parts` chunks with about equal total cost (cost prefix sums over n units,

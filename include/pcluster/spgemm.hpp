@@ -132,7 +132,7 @@ struct SpgemmStats {
   Count repeated_rows = 0;   // rows of B found repeating the row before them (nodes of a block matrix), for runs (src/spgemm_kernel.hpp); 0: too few to pay
   Count shifted_rows = 0;    // rows of C whose pattern the symbolic phase copied from the row before, shifted by one column (a stencil numbered naturally; src/spgemm_kernel.hpp, shifts_row_before)
   Count same_rows = 0;       // rows of C whose pattern the symbolic phase copied from the row before as it is (row i of A holding row i-1's columns)
-  Count following_rows = 0;  // rows of C the numeric phase computes through the row before's positions (src/spgemm_kernel.hpp, FollowList); 0: too few to keep
+  Count following_rows = 0;  // rows of C the last numeric phase computed through the positions of the row before (src/spgemm_kernel.hpp, FollowList)
   bool dense_limited = false; // Accumulator::Dense was asked for, but C is too wide for dense arrays: Hash ran
   // Workspace of the kernels' threads (accumulators and per-unit scratch), in bytes allocated, as the
   // threads counted it: the largest one thread held, and the sum over a phase's threads; the largest
@@ -191,7 +191,9 @@ class SpgemmPlan {
                              std::shared_ptr<const LeftAnalysis<I>> left = nullptr);
 
   // Values of C into c_values (C.nnz() entries), C being the pattern symbolic() produced.
-  // A and B must have the patterns they had in symbolic(); their values may differ.
+  // A and B must have the patterns they had in symbolic(); their values may differ. Only their
+  // sizes and nnz are checked here (std::invalid_argument); the PETSc plugin checks the patterns
+  // themselves (a checksum) before calling this.
   // Not thread-safe on one plan: it refreshes the cached clustered copy of A.
   void numeric(const CsrView<I, V> &A, const CsrView<I, V> &B, const CsrView<I, V> &C, V *c_values);
 

@@ -30,8 +30,8 @@ PetscErrorCode MatClusterInfoPlan_Private(Mat C, const char what[], const MatClu
     PetscCall(PetscInfo(C, "petsc-cluster %s: %s: kernel %s, scheme %s, clusters %" PetscInt64_FMT ", flops %" PetscInt64_FMT ", nnz %" PetscInt64_FMT "; ordering %g s, clustering %g s, symbolic %g s\n", what, st.what.c_str(), pcluster::to_string(s.kernel),
                         s.kernel == pcluster::Kernel::Cluster ? pcluster::to_string(s.scheme) : "-", (PetscInt64)s.num_clusters, (PetscInt64)s.flops, (PetscInt64)st.nnz, s.seconds_ordering, s.seconds_clustering, s.seconds_symbolic));
     if (st.fused_triple) PetscCall(PetscInfo(C, "petsc-cluster %s: %s: numeric phase by rows of %s\n", what, st.what.c_str(), st.by_rows_of_c ? "C, as (P^T*A)*P" : "A"));
-    if (s.repeated_rows || s.shifted_rows)
-      PetscCall(PetscInfo(C, "petsc-cluster %s: %s: rows of the right operand repeating the row before (runs) %" PetscInt64_FMT ", rows of C copied from the row before shifted by one column (a stencil numbered naturally) %" PetscInt64_FMT "\n", what, st.what.c_str(), (PetscInt64)s.repeated_rows, (PetscInt64)s.shifted_rows));
+    if (s.repeated_rows || s.shifted_rows || s.same_rows)
+      PetscCall(PetscInfo(C, "petsc-cluster %s: %s: rows of the right operand repeating the row before (runs) %" PetscInt64_FMT "; rows of C copied from the row before: shifted by one column (a stencil numbered naturally) %" PetscInt64_FMT ", as they are %" PetscInt64_FMT "\n", what, st.what.c_str(), (PetscInt64)s.repeated_rows, (PetscInt64)s.shifted_rows, (PetscInt64)s.same_rows));
     PetscCall(PetscSNPrintf(step, sizeof step, "%s: %s", what, st.what.c_str()));
     PetscCall(MatClusterInfoWorkspace_Private(C, step, PETSC_FALSE, s));
   }
@@ -46,6 +46,7 @@ PetscErrorCode MatClusterInfoNumeric_Private(Mat C, const char what[], const Mat
     if (st.is_transpose) continue;
     PetscCall(PetscSNPrintf(step, sizeof step, "%s: %s", what, st.what.c_str()));
     PetscCall(MatClusterInfoWorkspace_Private(C, step, PETSC_TRUE, st.spgemm));
+    if (st.spgemm.following_rows) PetscCall(PetscInfo(C, "petsc-cluster %s: numeric phase: rows of C through the positions of the row before %" PetscInt64_FMT "\n", step, (PetscInt64)st.spgemm.following_rows));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -78,6 +79,8 @@ PetscErrorCode MatClusterViewPlan_Private(PetscViewer viewer, const char label[]
     if (st.fused_triple) PetscCall(PetscViewerASCIIPrintf(viewer, "fused: A*P never stored, numeric phase by rows of %s (-mat_cluster_triple_product)\n", st.by_rows_of_c ? "C, as (P^T*A)*P" : "A, each row of A*P added to the rows of C it reaches"));
     if (s.repeated_rows) PetscCall(PetscViewerASCIIPrintf(viewer, "rows of the right operand repeating the row before (node blocks, taken as runs): %" PetscInt64_FMT "\n", (PetscInt64)s.repeated_rows));
     if (s.shifted_rows) PetscCall(PetscViewerASCIIPrintf(viewer, "rows of the product whose pattern is the row before shifted by one column (a stencil numbered naturally), copied: %" PetscInt64_FMT "\n", (PetscInt64)s.shifted_rows));
+    if (s.same_rows) PetscCall(PetscViewerASCIIPrintf(viewer, "rows of the product whose pattern is the row before's (the row of the left operand repeating it), copied: %" PetscInt64_FMT "\n", (PetscInt64)s.same_rows));
+    if (s.following_rows) PetscCall(PetscViewerASCIIPrintf(viewer, "rows of the product the last numeric phase formed through the positions of the row before: %" PetscInt64_FMT "\n", (PetscInt64)s.following_rows));
     if (cl) PetscCall(PetscViewerASCIIPrintf(viewer, "clusters %" PetscInt64_FMT ", padding %" PetscInt64_FMT " explicit zeros, cluster flops %" PetscInt64_FMT "\n", (PetscInt64)s.num_clusters, (PetscInt64)s.cluster_padding, (PetscInt64)s.cluster_flops));
     PetscCall(PetscViewerASCIIPrintf(viewer, "rows on the dense accumulator %" PetscInt64_FMT "%s; workspace %" PetscInt64_FMT " KiB per thread (peak), %" PetscInt64_FMT " KiB all threads; seconds: ordering %g, clustering %g, symbolic %g (incl. ordering and clustering)%s\n", (PetscInt64)s.rows_dense,
                                      s.dense_limited ? " (dense asked for, C too wide)" : "", MatClusterKiB(s.workspace_thread_bytes), MatClusterKiB(s.workspace_bytes), s.seconds_ordering, s.seconds_clustering, s.seconds_symbolic, s.left_reused ? "; ordering and clusters taken from an earlier product" : ""));

@@ -566,17 +566,33 @@ TEMPLATE_TEST_CASE("shifted rows (a stencil numbered naturally): the symbolic ph
   }
 }
 
+namespace {
+// Row i holds columns i + lo .. i + hi (those below ncols), values seeded: every row shifts the row
+// before it, bar the last ones.
+Dense2 banded(std::int64_t n, std::int64_t ncols, std::int64_t lo, std::int64_t hi, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  Dense2 M{n, ncols, {}};
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = i + lo; j <= i + hi && j < ncols; ++j) M.entries[{i, j}] = pctest::random_value(rng);
+  return M;
+}
+} // namespace
+
 TEMPLATE_TEST_CASE("rows repeating or shifting the row before: copied by the symbolic phase, the numeric phase through the recorded positions, bit for bit",
                    "[spgemm][reuse][threads]", std::int32_t, std::int64_t)
 {
   // The numeric phase takes rows of C whose products land where the row before's do through the
   // positions recorded on the run's first row (src/spgemm_kernel.hpp, FollowList): rows of A
   // repeating the row before (the 3 rows of a node of a block matrix, times a B of 2 entries a row,
-  // too short for runs) and rows shifting it (a 5-point stencil squared). Bit for bit against the
-  // reference, fused, symbolic + numeric and after the values change (check_bits_three_ways), any
-  // accumulator and thread count. Then with the diagonal added to C (SpgemmOptions::include_diagonal):
-  // the rows of a node then differ where the diagonal is not a product of both, and the numeric
-  // phase must match the one-shot product's bits.
+  // too short for runs), rows shifting it (a 5-point stencil squared; banded rows times rows of 13
+  // entries, which the numeric phase's loop takes unrolled), and a C wider than the numeric phase
+  // gathers (positions bound through the map). Bit for bit against the reference, fused, symbolic +
+  // numeric and after the values change (check_bits_three_ways), any accumulator and thread count;
+  // SpgemmStats::following_rows, counted by the numeric phase, equals the rows the symbolic phase
+  // copied. Then with the diagonal added to C (SpgemmOptions::include_diagonal): a row of A
+  // repeating the row before then gives a row of C with another diagonal, and the banded product
+  // holds no diagonal, so every row gets one; the numeric phase must match the one-shot's bits.
   using I = TestType;
   const std::int64_t nodes = 150, bs = 3;
   std::mt19937_64 rng(601);
@@ -588,13 +604,16 @@ TEMPLATE_TEST_CASE("rows repeating or shifting the row before: copied by the sym
           for (std::int64_t e = 0; e < bs; ++e) Block.entries[{n * bs + d, m * bs + e}] = pctest::random_value(rng);
   for (std::int64_t k = 0; k < Short.nrows; ++k)
     for (int t = 0; t < 2; ++t) Short.entries[{k, static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(Short.ncols))}] = pctest::random_value(rng);
-  const Dense2 S = grid_5point(31, 23, 602);
+  const std::int64_t wide = 33000; // above the 32768 columns of doubles the numeric phase gathers in (kGatherMaxBytes)
   struct Case {
     const char *name;
     Dense2 A, B;
     bool shifts;
   };
-  const std::vector<Case> cases = {{"node rows times short rows", Block, Short, false}, {"5-point squared", S, S, true}};
+  const std::vector<Case> cases = {{"node rows times short rows", Block, Short, false},
+                                   {"5-point squared", grid_5point(31, 23, 602), grid_5point(31, 23, 602), true},
+                                   {"banded times rows of 13", banded(600, 600, 1, 5, 605), banded(600, 600, 1, 13, 606), true},
+                                   {"wide banded squared", banded(wide, wide, 0, 5, 607), banded(wide, wide, 0, 5, 607), true}};
   for (const Case &cs : cases) {
     const Dense2 A2d = pctest::revalue(cs.A, 603), B2d = pctest::revalue(cs.B, 604);
     const auto A = pctest::to_csr<I>(cs.A), B = pctest::to_csr<I>(cs.B), A2 = pctest::to_csr<I>(A2d), B2 = pctest::to_csr<I>(B2d);
@@ -628,6 +647,53 @@ TEMPLATE_TEST_CASE("rows repeating or shifting the row before: copied by the sym
         REQUIRE_NOTHROW(dplan.numeric(A2.view(), B2.view(), Dv, D.values.data()));
         CHECK(pctest::same_bits(D.values, fv));
       }
+  }
+}
+
+TEMPLATE_TEST_CASE("copied rows: a numeric phase on operands whose pattern changed with the same sizes stays in C's rows", "[spgemm][reuse]", std::int32_t,
+                   std::int64_t)
+{
+  // numeric() needs the operands' patterns of the symbolic phase and checks only their sizes (the
+  // PETSc plugin checks the patterns); with another pattern its values are wrong, but it must not
+  // write outside C (run under AddressSanitizer in CI): the first row of a run checks every
+  // product's column against C's row before recording its position (numeric_row_recording), the
+  // rows that follow check their counts. A 5-point stencil squared, then A with entries moved to
+  // other columns (same nnz, same row lengths: the counts still fit), and with entries moved to
+  // other rows. The dense map gathering (a narrow C), whose rows that follow no other never wrote
+  // outside C; a wide C's numeric phase by positions writes through the map's slots unchecked, as it
+  // did before rows were followed.
+  using I = TestType;
+  {
+    const std::int64_t nx = 31, ny = 23;
+    const Dense2 S = grid_5point(nx, ny, 611);
+    Dense2 Moved = S, Rows = S;
+    for (std::int64_t i = nx + 3; i < S.nrows - nx; i += 7) { // an off-diagonal entry to a column two further on
+      auto it = Moved.entries.find({i, i + 1});
+      if (it == Moved.entries.end() || Moved.entries.count({i, i + 3})) continue;
+      const double v = it->second;
+      Moved.entries.erase(it);
+      Moved.entries[{i, i + 3}] = v;
+    }
+    for (std::int64_t i = nx + 3; i + 1 < S.nrows - nx; i += 11) { // an entry of row i to row i + 1
+      auto it = Rows.entries.find({i, i - nx});
+      if (it == Rows.entries.end() || Rows.entries.count({i + 1, i - nx})) continue;
+      const double v = it->second;
+      Rows.entries.erase(it);
+      Rows.entries[{i + 1, i - nx}] = v;
+    }
+    const auto A = pctest::to_csr<I>(S), M = pctest::to_csr<I>(Moved), R = pctest::to_csr<I>(Rows);
+    REQUIRE((M.nnz() == A.nnz() && R.nnz() == A.nnz()));
+    SpgemmOptions o;
+    o.accumulator = Accumulator::Dense;
+    SpgemmPlan<I, double> plan;
+    Product<I> P;
+    REQUIRE_NOTHROW(P = run<I>(A.view(), A.view(), o, &plan));
+    REQUIRE(plan.stats().following_rows > A.nrows / 2);
+    const CsrView<I, double> Cv{A.nrows, A.ncols, P.rowptr.data(), P.colidx.data(), nullptr};
+    REQUIRE_NOTHROW(plan.numeric(M.view(), A.view(), Cv, P.values.data()));
+    REQUIRE_NOTHROW(plan.numeric(R.view(), A.view(), Cv, P.values.data()));
+    REQUIRE_NOTHROW(plan.numeric(A.view(), A.view(), Cv, P.values.data())); // and the plan still gives the product
+    CHECK(pctest::compare_csr<I>(pctest::reference_of(S, S), A.nrows, A.ncols, P.rowptr, P.colidx, P.values) == "");
   }
 }
 
