@@ -102,6 +102,7 @@ struct Figures {
   PetscInt64  extra_zeros = 0; /* explicit zeros outside the reference pattern (third-party only) */
   std::string chosen;          /* ours: the kernel (and scheme) the product ran, from its view */
   void      (*numeric_fn)() = nullptr; /* the numeric phase's function (PETSc's Mat ops): built-ins sharing it time the same code in reuse */
+  bool        pruned = false; /* -prune: run in round 1 only; not a median, so never PETSc's fastest (its numeric function, if fast, runs on in another) */
   /* -rounds: each round's best-of-reps figures; oneshot, symbolic and reuse are then their medians */
   std::vector<double> oneshot_rounds, symbolic_rounds, reuse_rounds;
   bool        ok() const { return ran && error.empty() && check.empty(); }
@@ -324,11 +325,11 @@ inline void Summarise(Summary *S)
 {
   for (const Figures &f : S->figs) {
     if (f.kind != "petsc" || !f.ok()) continue;
-    if (f.oneshot < S->best_builtin) {
+    if (f.oneshot < S->best_builtin && !f.pruned) {
       S->best_builtin      = f.oneshot;
       S->best_builtin_name = f.name;
     }
-    S->best_builtin_reuse = std::min(S->best_builtin_reuse, f.reuse);
+    if (!f.pruned) S->best_builtin_reuse = std::min(S->best_builtin_reuse, f.reuse);
     if (f.name == S->default_name) {
       S->dflt       = f.oneshot;
       S->dflt_reuse = f.reuse;

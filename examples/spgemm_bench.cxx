@@ -41,7 +41,8 @@ static const char help[] =
   "  -prune <F>             after round 1, PETSc's built-in algorithms F times slower than PETSc's fastest there\n"
   "                         in one-shot, and in reuse too unless another built-in that stays runs the same\n"
   "                         numeric function, are not run again: they cannot be the fastest (their figure is that\n"
-  "                         one round; the ones left out are printed). 0: off (default; 4 for -sweep)\n"
+  "                         one round, never taken as PETSc's fastest; the ones left out are printed). 0: off\n"
+  "                         (default; 4 for -sweep)\n"
   "  -api <matproduct|matmatmult|matptap>  matproduct (default): MatProductCreate, SetType(AB), SetAlgorithm,\n"
   "                         SetFromOptions, Symbolic, Numeric; reuse = Numeric. matmatmult: MatMatMult(\n"
   "                         MAT_INITIAL_MATRIX) with -matmatmult_via set to each algorithm; reuse =\n"
@@ -477,7 +478,10 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
   std::vector<Figures>  figs;
   std::set<std::string> pruned; /* -prune */
   for (PetscInt round = 0; round < s.rounds; ++round) {
-    if (round == 1 && s.prune > 0) PetscCall(PruneSlowBuiltins(figs, s.prune, p.name, &pruned));
+    if (round == 1 && s.prune > 0) {
+      PetscCall(PruneSlowBuiltins(figs, s.prune, p.name, &pruned));
+      for (Figures &f : figs) f.pruned = pruned.count(f.name) > 0;
+    }
     std::size_t slot = 0;
     auto        record = [&](const Figures &f) {
       if (round == 0) {
