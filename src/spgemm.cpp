@@ -595,7 +595,10 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   const bool look_for_shifts = copies && Aw.nnz() > kMergeMaxRows * static_cast<Count>(Aw.nrows);
   const std::vector<std::uint8_t> b_shifted = look_for_shifts ? shifted_rows(Bw, threads_for(B.nnz())) : std::vector<std::uint8_t>{};
   SymbolicPass<I, V> pass(units, Bw, b_values, im.repeats(), b_shifted.empty() ? nullptr : b_shifted.data(), im.work, opts.accumulator, st.flops, nt);
-  if (copies) pass.copy_rows_from_before();
+  // The marks (a byte per row) only where rows can be copied: B's rows shift, or A's rows repeat
+  // (judged on a leading sample first, rows_like_before): a product of scattered rows allocates
+  // nothing more than before.
+  if (copies && (!b_shifted.empty() || !repeated_rows(Aw, threads_for(A.nnz())).empty())) pass.copy_rows_from_before();
   pass.make_chunks(std::move(row_flops), c_rowptr, st);
   Count nnz = pass.run(fused, st);
   pass.assemble(nnz, c_rowptr, c_colidx, fused ? c_values : nullptr);
