@@ -192,11 +192,13 @@ class SymbolicPass {
   }
 
   // Rows of C the kernel copies from the row before (row-wise, pattern only, unreordered products
-  // only): repeats of it, and shifts of it where b_shifted is given. Their marks go to the numeric
-  // phase (take_follows).
-  void copy_rows_from_before()
+  // only): repeats of it where A's row repeats the row before (a_repeats, nullable: repeated_rows
+  // of A), and shifts of it where b_shifted is given. Their marks go to the numeric phase
+  // (take_follows).
+  void copy_rows_from_before(const std::uint8_t *a_repeats)
   {
-    copies_ = true;
+    copies_    = true;
+    a_repeats_ = a_repeats;
     follows_.assign(static_cast<std::size_t>(units_.A->nrows), 0);
   }
   // The copied rows' marks (see FollowList), or none where fewer than kMinRepeatedShare of the rows
@@ -382,7 +384,7 @@ class SymbolicPass {
           auto copy_from_row_before = [&](I i) {
             if (!copies_ || count_only || i == chunks_[ch] || units_.A->row_length(i) <= kMergeMaxRows) return false;
             I shift;
-            if (repeats_row_before(*units_.A, i)) shift = 0;
+            if (a_repeats_ && a_repeats_[i]) shift = 0;
             else if (b_shifted_ && product_row_shifts_before(*units_.A, i, b_shifted_)) shift = 1;
             else return false;
             const I count = row_count_of_[i - 1];
@@ -467,6 +469,7 @@ class SymbolicPass {
   const std::uint8_t *b_repeats_; // nullable: repeated_rows
   const std::uint8_t *b_shifted_; // nullable: shifted_rows; only for row-wise, pattern-only, unreordered products
   bool copies_ = false;           // copy_rows_from_before()
+  const std::uint8_t *a_repeats_ = nullptr; // nullable: repeated_rows of A (copy_rows_from_before)
   std::vector<std::uint8_t> follows_; // rows copied from the row before
   const WorkingCopies<I, V> &work_;
   const Accumulator acc_;
@@ -598,7 +601,8 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   // The marks (a byte per row) only where rows can be copied: B's rows shift, or A's rows repeat
   // (judged on a leading sample first, rows_like_before): a product of scattered rows allocates
   // nothing more than before.
-  if (copies && (!b_shifted.empty() || !repeated_rows(Aw, threads_for(A.nnz())).empty())) pass.copy_rows_from_before();
+  const std::vector<std::uint8_t> a_repeats = copies ? repeated_rows(Aw, threads_for(A.nnz())) : std::vector<std::uint8_t>{};
+  if (!b_shifted.empty() || !a_repeats.empty()) pass.copy_rows_from_before(a_repeats.empty() ? nullptr : a_repeats.data());
   pass.make_chunks(std::move(row_flops), c_rowptr, st);
   Count nnz = pass.run(fused, st);
   pass.assemble(nnz, c_rowptr, c_colidx, fused ? c_values : nullptr);
