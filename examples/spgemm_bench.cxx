@@ -21,7 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -415,10 +414,10 @@ PetscErrorCode GamgProlongator(Mat A, std::vector<PetscScalar> &xyz, PetscInt ns
 
 /* -prune: the built-ins whose first round was `factor` times slower than PETSc's fastest built-in
    of that round in one-shot, and in reuse too unless another built-in that stays runs the same
-   numeric function (PETSc's sorted, heap, btheap, llcondensed and rowmerge share theirs), into
-   *pruned (printed). Their medians could be the fastest only if the machine changed speed by that
-   factor between rounds. */
-PetscErrorCode PruneSlowBuiltins(const std::vector<Figures> &figs, double factor, const std::string &name, std::set<std::string> *pruned)
+   numeric function (PETSc's sorted, heap, btheap, llcondensed and rowmerge share theirs): marked
+   Figures::pruned (and printed). Their medians could be the fastest only if the machine changed
+   speed by that factor between rounds. */
+PetscErrorCode PruneSlowBuiltins(std::vector<Figures> &figs, double factor, const std::string &name)
 {
   double      best_oneshot = kInf, best_reuse = kInf;
   std::string list;
@@ -430,12 +429,12 @@ PetscErrorCode PruneSlowBuiltins(const std::vector<Figures> &figs, double factor
       best_reuse   = std::min(best_reuse, f.reuse);
     }
   auto slow_oneshot = [&](const Figures &f) { return f.kind == "petsc" && f.ok() && f.oneshot > factor * best_oneshot; };
-  for (const Figures &f : figs) {
+  for (Figures &f : figs) {
     if (!slow_oneshot(f)) continue;
     bool numeric_runs_on = false; /* in a built-in that stays */
     for (const Figures &g : figs) numeric_runs_on = numeric_runs_on || (g.kind == "petsc" && g.ok() && !slow_oneshot(g) && g.numeric_fn && g.numeric_fn == f.numeric_fn);
     if (f.reuse > factor * best_reuse || numeric_runs_on) {
-      pruned->insert(f.name);
+      f.pruned = true;
       list += " " + f.name;
     }
   }
@@ -475,13 +474,9 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
   S->rows_b = B == A ? M.nrows : MB.nrows;
   S->nnz_b  = B == A ? static_cast<PetscInt64>(M.colidx.size()) : static_cast<PetscInt64>(MB.colidx.size());
   /* -rounds: every algorithm once, then again (interleaved), each figure the median of the rounds */
-  std::vector<Figures>  figs;
-  std::set<std::string> pruned; /* -prune */
+  std::vector<Figures> figs;
   for (PetscInt round = 0; round < s.rounds; ++round) {
-    if (round == 1 && s.prune > 0) {
-      PetscCall(PruneSlowBuiltins(figs, s.prune, p.name, &pruned));
-      for (Figures &f : figs) f.pruned = pruned.count(f.name) > 0;
-    }
+    if (round == 1 && s.prune > 0) PetscCall(PruneSlowBuiltins(figs, s.prune, p.name));
     std::size_t slot = 0;
     auto        record = [&](const Figures &f) {
       if (round == 0) {
@@ -492,7 +487,7 @@ PetscErrorCode RunProblem(const Problem &p, const std::vector<std::string> &algs
       figs[slot++].add_round(f);
     };
     for (const std::string &alg : algs) {
-      if (pruned.count(alg)) {
+      if (round > 0 && figs[slot].pruned) { /* a built-in: one slot */
         ++slot;
         continue;
       }
