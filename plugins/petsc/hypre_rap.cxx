@@ -143,15 +143,56 @@ struct LocalProduct {
   CoarseColumns           cols;
   std::vector<HYPRE_Int>  ci, cj;
   std::vector<HYPRE_Real> cv;
+  hypre_ParCSRMatrix     *RAP = nullptr; /* one rank: A_H made in hypre's arrays already (OneRankInPlace) */
 };
+
+/* A_H of one rank from its diagonal block's arrays, hypre's allocations (hypre frees them) */
+hypre_ParCSRMatrix *CreateOneRank(hypre_ParCSRMatrix *P, HYPRE_Int nnz, HYPRE_Int *di, HYPRE_Int *dj, HYPRE_Real *dv, HYPRE_MemoryLocation loc)
+{
+  const HYPRE_Int     nc  = hypre_CSRMatrixNumCols(hypre_ParCSRMatrixDiag(P));
+  hypre_ParCSRMatrix *RAP = hypre_ParCSRMatrixCreate(hypre_ParCSRMatrixComm(P), hypre_ParCSRMatrixGlobalNumCols(P), hypre_ParCSRMatrixGlobalNumCols(P), hypre_ParCSRMatrixColStarts(P), hypre_ParCSRMatrixColStarts(P), 0, nnz, 0);
+  hypre_CSRMatrixI(hypre_ParCSRMatrixDiag(RAP)) = di;
+  if (nnz) {
+    hypre_CSRMatrixJ(hypre_ParCSRMatrixDiag(RAP))    = dj;
+    hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(RAP)) = dv;
+  }
+  hypre_CSRMatrixI(hypre_ParCSRMatrixOffd(RAP)) = hypre_CTAlloc(HYPRE_Int, nc + 1, loc);
+  return RAP;
+}
+
+/* One rank, hypre's order, every row of A_H holding its diagonal (as BoomerAMG's do): the pattern of
+   the plan's symbolic phase laid out in hypre's arrays, diagonal first, and the numeric phase run on
+   them (its rows of C take their columns in any order), so A_H's values are written once, in place:
+   no array of values beside hypre's, no copy. False (nothing allocated) where a row lacks its
+   diagonal: hypre stores an explicit zero there, an entry the plan did not make. */
+bool OneRankInPlace(HyprePlan &plan, const std::vector<pcluster::CsrView<HYPRE_Int, HYPRE_Real>> &ops, hypre_ParCSRMatrix *P, LocalProduct *L, HYPRE_MemoryLocation loc)
+{
+  const HYPRE_Int nc = static_cast<HYPRE_Int>(L->ci.size()) - 1, nnz = L->ci[nc];
+  for (HYPRE_Int i = 0; i < nc; ++i)
+    if (std::find(L->cj.begin() + L->ci[i], L->cj.begin() + L->ci[i + 1], i) == L->cj.begin() + L->ci[i + 1]) return false;
+  HYPRE_Int  *di = hypre_TAlloc(HYPRE_Int, nc + 1, loc), *dj = nnz ? hypre_TAlloc(HYPRE_Int, nnz, loc) : nullptr;
+  HYPRE_Real *dv = nnz ? hypre_TAlloc(HYPRE_Real, nnz, loc) : nullptr;
+  for (HYPRE_Int i = 0; i <= nc; ++i) di[i] = L->ci[i];
+  for (HYPRE_Int i = 0; i < nc; ++i) {
+    HYPRE_Int t = di[i];
+    dj[t++]     = i;
+    for (HYPRE_Int q = L->ci[i]; q < L->ci[i + 1]; ++q)
+      if (L->cj[q] != i) dj[t++] = L->cj[q];
+  }
+  L->RAP = CreateOneRank(P, nnz, di, dj, dv, loc); /* the caller destroys it if the numeric phase throws */
+  L->ci  = {};
+  L->cj  = {};
+  plan.numeric(ops, pcluster::CsrView<HYPRE_Int, HYPRE_Real>{nc, nc, di, dj, nullptr}, dv);
+  return true;
+}
 
 /* One rank: the core's product. With the fused form (rowwise, cluster) it runs by rows of C on A's and
    P's rows as hypre stores them, unsorted (the kernel needs no sorted rows there), and keeps C's columns
    in the order first reached: (P^T A)(i,:)'s columns are then reached in hypre's order, and C comes
    out as hypre's product writes it, values bit for bit and columns in the same order (BoomerAMG's
    coarsening of the next level depends on both). The other algorithms run on sorted copies (values to
-   rounding, columns sorted). */
-void LocalProductOneRank(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, LocalProduct *L)
+   rounding, columns sorted). A_H is then made in place where it can be (OneRankInPlace). */
+void LocalProductOneRank(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, LocalProduct *L, HYPRE_MemoryLocation loc)
 {
   using View                  = pcluster::CsrView<HYPRE_Int, HYPRE_Real>;
   hypre_CSRMatrix        *Ad = hypre_ParCSRMatrixDiag(A), *Pd = hypre_ParCSRMatrixDiag(P);
@@ -163,9 +204,12 @@ void LocalProductOneRank(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, LocalProd
     o.triple         = pcluster::TripleForm::FusedRowsOfC;
     o.sorted_result  = false;
     o.check_operands = false; /* hypre's rows: columns in range and unique, not sorted */
-    const View Av{hypre_CSRMatrixNumRows(Ad), hypre_CSRMatrixNumCols(Ad), hypre_CSRMatrixI(Ad), hypre_CSRMatrixJ(Ad), hypre_CSRMatrixData(Ad)};
-    const View Pv{hypre_CSRMatrixNumRows(Pd), hypre_CSRMatrixNumCols(Pd), hypre_CSRMatrixI(Pd), hypre_CSRMatrixJ(Pd), hypre_CSRMatrixData(Pd)};
-    HyprePlan::symbolic(pcluster::ProductType::PtAP, {Av, Pv}, o, L->ci, L->cj, &L->cv);
+    const std::vector<View> ops{{hypre_CSRMatrixNumRows(Ad), hypre_CSRMatrixNumCols(Ad), hypre_CSRMatrixI(Ad), hypre_CSRMatrixJ(Ad), hypre_CSRMatrixData(Ad)},
+                                {hypre_CSRMatrixNumRows(Pd), hypre_CSRMatrixNumCols(Pd), hypre_CSRMatrixI(Pd), hypre_CSRMatrixJ(Pd), hypre_CSRMatrixData(Pd)}};
+    HyprePlan plan = HyprePlan::symbolic(pcluster::ProductType::PtAP, ops, o, L->ci, L->cj);
+    if (OneRankInPlace(plan, ops, P, L, loc)) return;
+    L->cv.resize(L->cj.size());
+    plan.numeric(ops, View{L->cols.owned, L->cols.owned, L->ci.data(), L->cj.data(), nullptr}, L->cv.data());
     return;
   }
   const HypreCsr As = SortedCopy(Ad, hypre_CSRMatrixNumCols(Ad)), Ps = SortedCopy(Pd, L->cols.owned);
@@ -251,11 +295,10 @@ hypre_ParCSRMatrix *AssembleOneRank(hypre_ParCSRMatrix *P, LocalProduct &L, HYPR
         break;
       }
   }
-  hypre_ParCSRMatrix *RAP = hypre_ParCSRMatrixCreate(hypre_ParCSRMatrixComm(P), hypre_ParCSRMatrixGlobalNumCols(P), hypre_ParCSRMatrixGlobalNumCols(P), hypre_ParCSRMatrixColStarts(P), hypre_ParCSRMatrixColStarts(P), 0, nnz, 0);
-  HYPRE_Int          *di = hypre_TAlloc(HYPRE_Int, nc + 1, loc), *dj = nnz ? hypre_TAlloc(HYPRE_Int, nnz, loc) : nullptr;
-  HYPRE_Real         *dv = nnz ? hypre_TAlloc(HYPRE_Real, nnz, loc) : nullptr;
-  HYPRE_Int           t  = 0;
-  di[0]                  = 0;
+  HYPRE_Int  *di = hypre_TAlloc(HYPRE_Int, nc + 1, loc), *dj = nnz ? hypre_TAlloc(HYPRE_Int, nnz, loc) : nullptr;
+  HYPRE_Real *dv = nnz ? hypre_TAlloc(HYPRE_Real, nnz, loc) : nullptr;
+  HYPRE_Int   t  = 0;
+  di[0]          = 0;
   for (HYPRE_Int i = 0; i < nc; ++i) {
     const HYPRE_Int head = t++;
     dj[head]             = i;
@@ -270,13 +313,7 @@ hypre_ParCSRMatrix *AssembleOneRank(hypre_ParCSRMatrix *P, LocalProduct &L, HYPR
     di[i + 1] = t;
   }
   L = LocalProduct();
-  hypre_CSRMatrixI(hypre_ParCSRMatrixDiag(RAP)) = di;
-  if (nnz) {
-    hypre_CSRMatrixJ(hypre_ParCSRMatrixDiag(RAP))    = dj;
-    hypre_CSRMatrixData(hypre_ParCSRMatrixDiag(RAP)) = dv;
-  }
-  hypre_CSRMatrixI(hypre_ParCSRMatrixOffd(RAP)) = hypre_CTAlloc(HYPRE_Int, nc + 1, loc);
-  return RAP;
+  return CreateOneRank(P, nnz, di, dj, dv, loc);
 }
 
 /* A_H in hypre's layout from our rows of it and the rows other ranks sent (RAP_ext, by hypre's send map
@@ -402,8 +439,12 @@ PetscErrorCode BuildCoarseOperator(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P,
   }
   ierr = PetscClusterCallCXX_Private(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, NULL, "BoomerAMG coarse operator", [&]() {
     if (size > 1) LocalProductRanks(A, P, Pext, &L);
-    else LocalProductOneRank(A, P, &L);
+    else LocalProductOneRank(A, P, &L, loc);
   });
+  if (ierr && L.RAP) { /* made in place, its values never computed */
+    hypre_ParCSRMatrixDestroy(L.RAP);
+    L.RAP = nullptr;
+  }
   if (Pext) hypre_CSRMatrixDestroy(Pext);
   /* A failure on one rank must not leave the others in the exchange: every rank learns of it */
   if (size > 1) PetscCall(MatClusterAllRanks_Private(comm, ierr, "BoomerAMG coarse operator"));
@@ -448,7 +489,7 @@ PetscErrorCode BuildCoarseOperator(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P,
   /* the rows received added to ours, in hypre's layout: local work whose failure every rank must learn
      of before the collective calls below (hypre's communication package of A_H) */
   hypre_ParCSRMatrix *RAP = nullptr;
-  ierr = PetscClusterCallCXX_Private(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, NULL, "BoomerAMG coarse operator", [&]() { RAP = size > 1 ? Assemble(P, L, RAP_ext, loc) : AssembleOneRank(P, L, loc); });
+  ierr = PetscClusterCallCXX_Private(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, NULL, "BoomerAMG coarse operator", [&]() { RAP = size > 1 ? Assemble(P, L, RAP_ext, loc) : L.RAP ? L.RAP : AssembleOneRank(P, L, loc); });
   if (RAP_ext) hypre_CSRMatrixDestroy(RAP_ext);
   if (size > 1) PetscCall(MatClusterAllRanks_Private(comm, ierr, "BoomerAMG coarse operator"));
   PetscCall(ierr);
