@@ -125,7 +125,9 @@ class ProductPlan {
 
   // PtAP of operands {A, P} pieced together from blocks (a rank's rows of MPIAIJ matrices, without
   // copying them): the fused form only (fused_triple(PtAP, options) must hold), no block sizes or
-  // analysis to share. Otherwise as above; throws std::invalid_argument for another product or form.
+  // analysis to share. Each part of a row sorted (checked with check_operands), except with the form
+  // by rows of C (TripleForm::FusedRowsOfC), which takes the parts' columns in any order (hypre's
+  // blocks, diagonal first). Otherwise as above; throws std::invalid_argument for another product or form.
   static ProductPlan symbolic(ProductType type, const std::vector<PiecedView<I, V>> &operands, const SpgemmOptions &options,
                               std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values = nullptr);
   void numeric(const std::vector<PiecedView<I, V>> &operands, const CsrView<I, V> &C, V *c_values, const ResultScatter<I, V> *scatter = nullptr);

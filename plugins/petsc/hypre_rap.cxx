@@ -26,10 +26,11 @@
    arrays and the numeric phase writes its values there, so A_H is written once and no second copy of
    it is held (measured on elasticity, 1 thread: the copy had cost a fifth of our product's time and
    the set-up's peak 1.5x hypre's). Named cluster schemes and reorderings run on sorted copies: values
-   to rounding. Several ranks: the fused form on pieced views, as the MPIAIJ
-   glue runs it (product_mpiaij.cxx), on sorted copies of the blocks, with the rows of P that A's
-   off-process columns need fetched by hypre_ParCSRMatrixExtractBExt and the rows of other ranks'
-   coarse points sent to them by hypre_ExchangeExternalRowsInit/Wait, as hypre's own product does;
+   to rounding. Several ranks: the fused form by rows of C on pieced views, as the MPIAIJ glue runs it
+   (product_mpiaij.cxx), on hypre's blocks as they are (that form takes rows in any order; sorted
+   copies of them had cost 8-10% of the product's time), with the rows of P that A's off-process
+   columns need fetched by hypre_ParCSRMatrixExtractBExt and the rows of other ranks' coarse points
+   sent to them by hypre_ExchangeExternalRowsInit/Wait, as hypre's own product does;
    rows received are added first, as hypre adds them, but hypre adds our local terms one by one onto
    them and takes (P^T A)'s off-process columns first: values equal to rounding, not bit for bit.
    A_H keeps hypre's layout: the diagonal first in every row (an explicit zero where the product has
@@ -84,7 +85,8 @@ struct HypreRap {
 HypreRap      g_rap;
 PetscLogEvent g_rap_event = 0; /* MatHypreRAP: each coarse operator of a BoomerAMG set-up, ours or hypre's */
 
-/* S's rows with their columns ascending (what the core's pieced views require), values along */
+/* S's rows with their columns ascending (what the core's products other than the fused one by rows of C
+   require), values along */
 void SortRows(HypreCsr &S)
 {
   std::vector<std::pair<HYPRE_Int, HYPRE_Real>> row;
@@ -118,6 +120,20 @@ HypreCsr SortedCopy(hypre_CSRMatrix *M, HYPRE_Int ncols)
   S.values.assign(mv, mv + mi[m]);
   SortRows(S);
   return S;
+}
+
+/* M's rows as hypre stores them, unsorted (the fused form by rows of C takes them so: no copy); an
+   empty block, whose arrays hypre may leave unallocated, as rows of nothing (with a values pointer, so
+   that the operand counts as one with values) */
+pcluster::CsrView<HYPRE_Int, HYPRE_Real> BlockView(hypre_CSRMatrix *M, HYPRE_Int ncols, std::vector<HYPRE_Int> &empty_rowptr)
+{
+  static const HYPRE_Real none = 0;
+  const HYPRE_Int         m = hypre_CSRMatrixNumRows(M), *mi = hypre_CSRMatrixI(M);
+  if (!mi || !mi[m]) {
+    empty_rowptr.assign(m + 1, 0);
+    return {m, ncols, empty_rowptr.data(), nullptr, &none};
+  }
+  return {m, ncols, mi, hypre_CSRMatrixJ(M), hypre_CSRMatrixData(M)};
 }
 
 /*
@@ -220,8 +236,8 @@ void LocalProductOneRank(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, LocalProd
 }
 
 /* Several ranks: P's rows for A's off-process columns fetched by hypre (hypre_ParCSRMatrixExtractBExt,
-   as hypre's product does), then the core's fused product on pieced views (the MPIAIJ glue's
-   formulation, product_mpiaij.cxx: P_rows^T A_sq P_rows), on sorted copies of the blocks */
+   as hypre's product does), then the core's fused product by rows of C on pieced views (the MPIAIJ
+   glue's formulation, product_mpiaij.cxx: P_rows^T A_sq P_rows) of hypre's blocks, unsorted */
 void LocalProductRanks(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_CSRMatrix *Pext, LocalProduct *L)
 {
   using View = pcluster::PiecedView<HYPRE_Int, HYPRE_Real>;
@@ -251,37 +267,39 @@ void LocalProductRanks(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_CSRMa
   std::vector<HYPRE_Int> p_colmap(nPo);
   for (HYPRE_Int c = 0; c < nPo; ++c) p_colmap[c] = cols.local(cmapP[c]);
 
-  const HypreCsr Ads = SortedCopy(Ad, n), Aos = SortedCopy(Ao, nAo), Pds = SortedCopy(Pd, cols.owned), Pos = SortedCopy(Po, nPo);
-  HypreCsr       Pes; /* the fetched rows, columns renumbered */
+  HypreCsr Pes; /* the fetched rows, columns renumbered */
   Pes.nrows = next;
   Pes.ncols = cols.size();
   if (next) Pes.rowptr.assign(ei, ei + next + 1);
   Pes.colidx.resize(Pes.rowptr.back());
   Pes.values.assign(ev, ev + Pes.rowptr.back());
   for (HYPRE_Int t = 0; t < Pes.rowptr.back(); ++t) Pes.colidx[t] = cols.local(ej[t]);
-  SortRows(Pes);
+  std::vector<HYPRE_Int> empty[4];
 
   View Av, Pv;
   Av.nrows = Av.ncols = n + nAo;
   Av.own_row0 = Av.diag_col0 = fine_before;
   Av.own_rows                = n;
-  Av.diag                    = Ads.view();
+  Av.diag                    = BlockView(Ad, n, empty[0]);
   if (nAo) {
-    Av.offdiag        = Aos.view();
+    Av.offdiag        = BlockView(Ao, nAo, empty[1]);
     Av.offdiag_colmap = a_colmap.data();
   }
   Pv.nrows     = n + nAo;
   Pv.ncols     = cols.size();
   Pv.own_row0  = fine_before;
   Pv.own_rows  = n;
-  Pv.diag      = Pds.view();
+  Pv.diag      = BlockView(Pd, cols.owned, empty[2]);
   Pv.diag_col0 = cols.before;
   if (nPo) {
-    Pv.offdiag        = Pos.view();
+    Pv.offdiag        = BlockView(Po, nPo, empty[3]);
     Pv.offdiag_colmap = p_colmap.data();
   }
   if (next) Pv.other = Pes.view();
-  HyprePlan::symbolic(pcluster::ProductType::PtAP, std::vector<View>{Av, Pv}, g_rap.opts.spgemm, L->ci, L->cj, &L->cv);
+  pcluster::SpgemmOptions o = g_rap.opts.spgemm;
+  o.triple                  = pcluster::TripleForm::FusedRowsOfC; /* the form that takes rows in any order */
+  o.check_operands          = false;                              /* hypre's rows: columns in range and unique, not sorted */
+  HyprePlan::symbolic(pcluster::ProductType::PtAP, std::vector<View>{Av, Pv}, o, L->ci, L->cj, &L->cv);
 }
 
 /* One rank (nothing received, every column owned): L's rows written straight into hypre's arrays, the

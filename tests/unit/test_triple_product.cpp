@@ -574,3 +574,49 @@ TEST_CASE("fused PtAP by rows of C on unsorted rows, sorted_result false: C's co
     CHECK_THROWS_AS(Plan::symbolic(ProductType::PtAP, ops, o, rp, ci), std::invalid_argument);
   }
 }
+
+TEST_CASE("fused PtAP by rows of C on pieced operands with unsorted parts (as hypre keeps its blocks): the sorted product to rounding", "[triple]")
+{
+  const I n = 12;
+  const Csr As0 = poisson3d_7pt<I, double>(n), Ps0 = smoothed_aggregation(As0, n);
+  const Csr As = revalue(As0, 1.0), Ps = revalue(Ps0, 0.5), As2 = revalue(As0, -2.0), Ps2 = revalue(Ps0, 3.0); // sorted
+  const Csr A = unsorted_rows(As, true), P = unsorted_rows(Ps, false), A2 = unsorted_rows(As2, true), P2 = unsorted_rows(Ps2, false);
+  const I N = A.nrows, r0 = N / 3, r1 = 2 * N / 3, m = P.ncols, d0 = m / 4, d1 = m / 2;
+  const Pieces a = piece(A, r0, r1, r0, r1), p = piece(P, r0, r1, d0, d1), a2 = piece(A2, r0, r1, r0, r1), p2 = piece(P2, r0, r1, d0, d1);
+  const std::vector<PiecedView<I, double>> ops{a.view(r0, r1, r0), p.view(r0, r1, d0)}, revalued{a2.view(r0, r1, r0), p2.view(r0, r1, d0)};
+  // the parts are unsorted, as hypre keeps its blocks (the check of sorted parts refuses them)
+  const auto unsorted = [](const Csr &M) {
+    for (I i = 0; i < M.nrows; ++i)
+      if (!std::is_sorted(M.colidx.begin() + M.rowptr[i], M.colidx.begin() + M.rowptr[i + 1])) return true;
+    return false;
+  };
+  REQUIRE(unsorted(a.diag));
+  REQUIRE(unsorted(p.diag));
+  SpgemmOptions checked;
+  checked.triple = TripleForm::FusedRowsOfC;
+  checked.check_operands = true;
+  std::vector<I> ci, cj;
+  using Plan = ProductPlan<I, double>;
+  CHECK_THROWS_WITH(Plan::symbolic(ProductType::PtAP, ops, checked, ci, cj), catch_compat::Contains("not sorted within a part"));
+  // the reference: the same product on sorted CSR
+  const Result csr = run(ProductType::PtAP, {As.view(), Ps.view()}, {As2.view(), Ps2.view()}, TripleForm::Fused, 1);
+  Result first;
+  for (int threads : {1, 2, 4}) {
+    INFO(threads << " threads");
+    SpgemmOptions o;
+    o.triple = TripleForm::FusedRowsOfC;
+    o.check_operands = false;
+    o.num_threads = threads;
+    const Result r = run(ProductType::PtAP, ops, revalued, o);
+    REQUIRE(pctest::same_bits(r.rowptr, csr.rowptr));
+    REQUIRE(pctest::same_bits(r.colidx, csr.colidx)); // sorted rows of C from unsorted operands
+    for (std::size_t q = 0; q < r.values.size(); ++q) {
+      INFO("entry " << q);
+      CHECK(r.values[q] == Approx(csr.values[q]).epsilon(1e-13).margin(1e-13));
+      CHECK(r.renumeric[q] == Approx(csr.renumeric[q]).epsilon(1e-13).margin(1e-13));
+    }
+    if (threads == 1) first = r;
+    CHECK(pctest::same_bits(r.values, first.values));
+    CHECK(pctest::same_bits(r.renumeric, first.renumeric));
+  }
+}
