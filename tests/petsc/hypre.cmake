@@ -36,6 +36,11 @@ foreach(alg rowwise cluster)
   endforeach()
 endforeach()
 
+# One rank, an algorithm outside the fused form (a named cluster scheme, on sorted copies): A_H to
+# rounding, through the copy into hypre's layout that the fused form's A_H made in place skips.
+pcluster_petsc_run(NAME hypre_rap.laplace_hmis.cluster_fixed EXE petsc_hypre_rap LABEL amg REQUIRE_REGEX "${_rap_done} cluster_fixed, 0 by hypre"
+  ARGS ${_load} -pc_hypre_boomeramg_rap_via cluster_fixed -problem laplace -info :sys)
+
 if(NOT _have_stock)
   return()
 endif()
