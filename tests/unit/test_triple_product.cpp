@@ -300,16 +300,21 @@ Pieces piece(const Csr &M, I r0, I r1, I d0, I d1)
 // The pieced PtAP (ops, then a numeric phase on revalued) on 1, 2 and 4 threads against the CSR
 // product csr: C's pattern, its values bit for bit with `exact`, else to rounding (a pieced row is
 // summed block by block), and the same bits on every thread count; with `runs`, P's repeated rows
-// found.
+// found. options: as given (by default the operands checked), the thread count set here.
+SpgemmOptions checked_operands()
+{
+  SpgemmOptions o;
+  o.check_operands = true;
+  return o;
+}
 void check_pieced_ptap(const std::vector<PiecedView<I, double>> &ops, const std::vector<PiecedView<I, double>> &revalued, const Result &csr,
-                       bool exact, bool runs)
+                       bool exact, bool runs, const SpgemmOptions &options = checked_operands())
 {
   Result first;
   for (int threads : {1, 2, 4}) {
     INFO(threads << " threads");
-    SpgemmOptions o;
+    SpgemmOptions o = options;
     o.num_threads = threads;
-    o.check_operands = true;
     const Result r = run(ProductType::PtAP, ops, revalued, o);
     if (runs) CHECK(r.steps.back().spgemm.repeated_rows > 0);
     REQUIRE(pctest::same_bits(r.rowptr, csr.rowptr));
@@ -600,23 +605,8 @@ TEST_CASE("fused PtAP by rows of C on pieced operands with unsorted parts (as hy
   CHECK_THROWS_WITH(Plan::symbolic(ProductType::PtAP, ops, checked, ci, cj), catch_compat::Contains("not sorted within a part"));
   // the reference: the same product on sorted CSR
   const Result csr = run(ProductType::PtAP, {As.view(), Ps.view()}, {As2.view(), Ps2.view()}, TripleForm::Fused, 1);
-  Result first;
-  for (int threads : {1, 2, 4}) {
-    INFO(threads << " threads");
-    SpgemmOptions o;
-    o.triple = TripleForm::FusedRowsOfC;
-    o.check_operands = false;
-    o.num_threads = threads;
-    const Result r = run(ProductType::PtAP, ops, revalued, o);
-    REQUIRE(pctest::same_bits(r.rowptr, csr.rowptr));
-    REQUIRE(pctest::same_bits(r.colidx, csr.colidx)); // sorted rows of C from unsorted operands
-    for (std::size_t q = 0; q < r.values.size(); ++q) {
-      INFO("entry " << q);
-      CHECK(r.values[q] == Approx(csr.values[q]).epsilon(1e-13).margin(1e-13));
-      CHECK(r.renumeric[q] == Approx(csr.renumeric[q]).epsilon(1e-13).margin(1e-13));
-    }
-    if (threads == 1) first = r;
-    CHECK(pctest::same_bits(r.values, first.values));
-    CHECK(pctest::same_bits(r.renumeric, first.renumeric));
-  }
+  SpgemmOptions unchecked;
+  unchecked.triple = TripleForm::FusedRowsOfC;
+  unchecked.check_operands = false;
+  check_pieced_ptap(ops, revalued, csr, false, false, unchecked); // C's rows sorted, values to rounding
 }
