@@ -600,9 +600,12 @@ SpgemmPlan<I, V> SpgemmPlan<I, V>::symbolic(const CsrView<I, V> &A, const CsrVie
   SymbolicPass<I, V> pass(units, Bw, b_values, im.repeats(), b_shifted.empty() ? nullptr : b_shifted.data(), im.work, opts.accumulator, st.flops, nt);
   // The marks (a byte per row) only where rows can be copied: B's rows shift, or A's rows repeat
   // (judged on a leading sample first, rows_like_before): a product of scattered rows allocates
-  // nothing more than before.
-  const std::vector<std::uint8_t> a_repeats = copies ? repeated_rows(Aw, threads_for(A.nnz())) : std::vector<std::uint8_t>{};
-  if (!b_shifted.empty() || !a_repeats.empty()) pass.copy_rows_from_before(a_repeats.empty() ? nullptr : a_repeats.data());
+  // nothing more than before. A*A: B's flags, where made, are A's.
+  std::vector<std::uint8_t> a_repeats_made;
+  const std::uint8_t *a_repeats = nullptr;
+  if (copies && im.repeats() && Aw.same_pattern_as(Bw)) a_repeats = im.repeats();
+  else if (copies && !(a_repeats_made = repeated_rows(Aw, threads_for(A.nnz()))).empty()) a_repeats = a_repeats_made.data();
+  if (!b_shifted.empty() || a_repeats) pass.copy_rows_from_before(a_repeats);
   pass.make_chunks(std::move(row_flops), c_rowptr, st);
   Count nnz = pass.run(fused, st);
   pass.assemble(nnz, c_rowptr, c_colidx, fused ? c_values : nullptr);
