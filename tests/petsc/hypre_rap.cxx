@@ -92,6 +92,9 @@ int main(int argc, char **argv)
   PetscBool is27, isaniso;
   PetscCall(PetscStrcmp(problem, "laplace27", &is27));
   PetscCall(PetscStrcmp(problem, "aniso", &isaniso));
+  /* hypre 3 refuses work before HYPRE_Initialize (HYPRE_Init, a macro for it there); PETSc calls it
+     only where PETSc itself first uses hypre, which this program never does */
+  PetscCallExternal(HYPRE_Init);
   PetscMPIInt size, rank; /* the ranks in slabs along z */
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
@@ -138,6 +141,7 @@ int main(int argc, char **argv)
   PetscCallExternal(HYPRE_ParVectorDestroy, b);
   PetscCallExternal(HYPRE_ParVectorDestroy, x);
   PetscCallExternal(HYPRE_ParCSRMatrixDestroy, A);
+  PetscCallExternal(HYPRE_Finalize);
   PetscCall(PetscFinalize());
   return 0;
 }
