@@ -15,10 +15,12 @@
 #
 # PETSc-level tests: by default the ones each release must pass (CI runs them): PETSc's stock
 # programs ex62, ex93 and ex111 with our algorithms, the PCGAMG, PCMG Galerkin and PCHMG tutorials
-# against their stock residual histories, the bad-option and bad-input checks, the MPIAIJ products
-# on 1-4 ranks (but not the 3-rank runs of every product on whole matrices: 85 of the stage's ~600
-# seconds, the ranks' logic the same on every PETSc; their 2-rank runs stay, and the first CI stage
-# runs all), the products in flight and the plugin's load-time checks. --all runs every test.
+# against their stock residual histories, BoomerAMG's coarse operators on our kernels against
+# hypre's own (-pc_hypre_boomeramg_rap_via, on the hypre each release ships), the bad-option and
+# bad-input checks, the MPIAIJ products on 1-4 ranks (but not the 3-rank runs of every product on
+# whole matrices: 85 of the stage's ~600 seconds, the ranks' logic the same on every PETSc; their
+# 2-rank runs stay, and the first CI stage runs all), the products in flight and the plugin's
+# load-time checks. --all runs every test.
 # --prepare (3.22, 3.25) only makes the root and installs its packages (.ci/run does this in the
 # background while the host's tests run).
 set -euo pipefail
@@ -26,7 +28,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 what=${1:?usage: scripts/test_petsc.sh 3.22|3.25|64 [--all] [ctest arguments]}
 shift
-subset=(-R '^unit\.|^fuzz_corpus\.|^petsc\.(ex62|ex93|ex111|amg|error|mpi|bad_input|in_flight|loaded_twice|install)'
+subset=(-R '^unit\.|^fuzz_corpus\.|^petsc\.(ex62|ex93|ex111|amg|hypre_rap|error|mpi|bad_input|in_flight|loaded_twice|install)'
         -E '^petsc\.mpi\.products\.[^.]+\.np3$')
 prepare_only=no
 case "${1:-}" in

@@ -44,7 +44,8 @@
      AIR restriction, non-Galerkin operators, RAP2 or the modular products (set from code only);
    - a hypre whose calls cannot be redirected (plt_redirect.h) fails at registration;
    - the hypre headers the plugin is compiled with must be those of the library PETSc runs (checked:
-     major and minor version).
+     major and minor version). Tested with hypre 2.26, 2.32 and 3.1 (PETSc 3.18, 3.22, 3.25), whose
+     hypre_BoomerAMGBuildCoarseOperatorKT and hypre_BoomerAMGSetup keep the signatures used here.
    After a set-up that formed coarse operators, if none went through the redirection (something bound
    the call another way), the set-up fails too.
 */
