@@ -166,41 +166,52 @@ int team_size(const TripleOperands<I, V, M> &ops, I m)
   return static_cast<int>(std::min<Count>(threads_for(ops.P.nnz() * per_row), std::max<I>(m, 1)));
 }
 
-// A thread's rows of C's pattern, staged in blocks of fixed size: no growth by doubling (which held
-// up to twice the pattern, plus the old buffer while it moved), and each block freed as soon as it
-// is copied into C.
-template <class I>
+// A thread's rows of C's pattern (or values), staged in blocks of fixed size: no growth by doubling
+// (which held up to twice the pattern, plus the old buffer while it moved), and each block freed as
+// soon as it is copied into C.
+template <class T>
 class Staging {
  public:
   static constexpr std::size_t kBlock = std::size_t(1) << 16;
-  void append(const std::vector<I> &row)
+  void append(const T *row, std::size_t n)
   {
-    for (std::size_t done = 0; done < row.size();) {
+    for (std::size_t done = 0; done < n;) {
       if (blocks_.empty() || blocks_.back().size() == kBlock) {
         blocks_.emplace_back();
         blocks_.back().reserve(kBlock);
       }
-      std::vector<I> &b = blocks_.back();
-      const std::size_t take = std::min(row.size() - done, kBlock - b.size());
-      b.insert(b.end(), row.begin() + static_cast<std::ptrdiff_t>(done), row.begin() + static_cast<std::ptrdiff_t>(done + take));
+      std::vector<T> &b = blocks_.back();
+      const std::size_t take = std::min(n - done, kBlock - b.size());
+      b.insert(b.end(), row + done, row + done + take);
       done += take;
     }
-    size_ += static_cast<Count>(row.size());
+    size_ += static_cast<Count>(n);
   }
+  void append(const std::vector<T> &row) { append(row.data(), row.size()); }
   Count size() const { return size_; }
-  std::size_t bytes() const { return blocks_.size() * kBlock * sizeof(I); }
+  std::size_t bytes() const { return blocks_.size() * kBlock * sizeof(T); }
   // Copies the rows to dst, freeing the blocks one by one.
-  void move_to(I *dst)
+  void move_to(T *dst)
   {
-    for (std::vector<I> &b : blocks_) {
+    for (std::vector<T> &b : blocks_) {
       dst = std::copy(b.begin(), b.end(), dst);
-      std::vector<I>().swap(b);
+      std::vector<T>().swap(b);
+    }
+    blocks_.clear();
+  }
+  // Appends the rows to dst (room reserved by the caller: its pages are touched only as they are
+  // written, while the blocks are freed one by one), freeing the blocks one by one.
+  void move_to_end_of(std::vector<T> &dst)
+  {
+    for (std::vector<T> &b : blocks_) {
+      dst.insert(dst.end(), b.begin(), b.end());
+      std::vector<T>().swap(b);
     }
     blocks_.clear();
   }
 
  private:
-  std::vector<std::vector<I>> blocks_;
+  std::vector<std::vector<T>> blocks_;
   Count size_ = 0;
 };
 
@@ -524,12 +535,92 @@ Count symbolic_pt_budget(const PtRowStats<I> &s, const std::vector<I> &rows, I p
   return pt_block_budget(p_nnz, threads, kPtSymbolicMinParts);
 }
 
+// Workspace of the numeric phase by rows of C, per thread: (Pt A)(i,:)'s columns as a bit each in
+// `marks` (stamps took 4 bytes; cleared by the row's words), its values in `facc` (set where first
+// reached), its columns listed as first reached in w and their values in wv, and C(i,:)'s sums in
+// `cacc` (zero between rows).
+template <class I, class V>
+struct RowsOfCWorkspace {
+  ZeroedArray<std::uint64_t> marks;
+  std::unique_ptr<V[]> facc;
+  ZeroedArray<V> cacc;
+  std::vector<I> w;
+  std::vector<V> wv;
+  RowsOfCWorkspace(I fine, I coarse)
+    : marks(make_zeroed_array<std::uint64_t>((static_cast<std::size_t>(fine) + 63) / 64)), facc(make_uninitialized_array<V>(static_cast<std::size_t>(fine))),
+      cacc(make_zeroed_array<V>(static_cast<std::size_t>(coarse)))
+  {
+  }
+  std::size_t bytes(I fine, I coarse) const
+  {
+    return (static_cast<std::size_t>(fine) + 63) / 64 * 8 + (static_cast<std::size_t>(fine) + static_cast<std::size_t>(coarse)) * sizeof(V) +
+           w.capacity() * sizeof(I) + wv.capacity() * sizeof(V);
+  }
+};
+
+// Row i of C by rows of C, its sums added into coarse(c) (a reference to column c's sum, +0 before
+// the row's first product): (Pt A)(i,:) = sum over Pt(i,k) (columns ks[0..nk), values pv) of
+// Pt(i,k) A(k,:), each of its sums from +0 in that order, then (Pt A)(i,:) P in the order its columns
+// were first reached. The numeric phase by rows of C and the symbolic phase forming the values
+// (FusedRowsOfC) both run it, so their values are the same bits. a_rep, p_rep: A's and P's repeated
+// rows taken as runs (CsrView operands with values only), summed as one row at a time would.
+// Returns the length of (Pt A)(i,:), whose columns are then ws.w[0..len). A, P and coarse by value:
+// with references to them the numeric phase ran 5-8% slower (e27 n=16, reuse, 1 thread).
+template <class I, class V, class M, class Coarse>
+__attribute__((always_inline)) inline I row_of_c(const M A, const M P, bool with_values, const std::uint8_t *a_rep, const std::uint8_t *p_rep, I nk,
+                                                    const I *ks, const V *pv, const I *ks_end, RowsOfCWorkspace<I, V> &ws, Coarse coarse)
+{
+  constexpr bool csr = std::is_same_v<M, CsrView<I, V>>;
+  Count bound = 0; // (Pt A)(i,:)'s columns, at most
+  for (I q = 0; q < nk; ++q) bound += A.row_length(ks[q]);
+  bound = std::min<Count>(bound, A.ncols);
+  if (static_cast<Count>(ws.w.size()) < bound) {
+    ws.w.resize(static_cast<std::size_t>(bound));
+    ws.wv.resize(static_cast<std::size_t>(bound));
+  }
+  std::uint64_t *const __restrict marks = ws.marks.get();
+  V *const __restrict facc = ws.facc.get();
+  I *const __restrict wp = ws.w.data();
+  I len = 0;
+  // its first use marks column j, lists it and starts its sum at +0 (always_inline: GCC 12 made it
+  // a call, which reloaded marks, the list and its length through the closure at every product)
+  const auto fine_sum = [&](I j) __attribute__((always_inline)) -> V & {
+    std::uint64_t &word = marks[static_cast<std::size_t>(j) >> 6];
+    const std::uint64_t bit = std::uint64_t(1) << (j & 63);
+    if (!(word & bit)) {
+      word |= bit;
+      wp[len++] = j;
+      facc[j] = V(0);
+    }
+    return facc[j];
+  };
+  if constexpr (csr) {
+    if (a_rep) for_each_run(ks, nk, pv, ks_end, A.rowptr, A.colidx, A.values, a_rep, fine_sum);
+    else if (with_values) for_each_product(ks, nk, pv, ks_end, A.rowptr, A.colidx, A.values, [&](I j, V x) { fine_sum(j) += x; });
+  }
+  if (!csr || !with_values)
+    for (I q = 0; q < nk; ++q) for_each_entry(A, ks[q], [&](I j, V a) { fine_sum(j) += pv[q] * a; });
+  // C(i,:) = (Pt A)(i,:) P
+  V *const __restrict wvp = ws.wv.data();
+  for (I e = 0; e < len; ++e) {
+    wvp[e] = facc[wp[e]];
+    marks[static_cast<std::size_t>(wp[e]) >> 6] = 0; // every mark in the word is one of these columns'
+  }
+  if constexpr (csr) {
+    if (p_rep) for_each_run(wp, len, wvp, wp + len, P.rowptr, P.colidx, P.values, p_rep, coarse);
+    else if (with_values) for_each_product(wp, len, wvp, wp + len, P.rowptr, P.colidx, P.values, [&](I c, V x) { coarse(c) += x; });
+  }
+  if (!csr || !with_values)
+    for (I e = 0; e < len; ++e) for_each_entry(P, wp[e], [&](I c, V p) { coarse(c) += wvp[e] * p; });
+  return len;
+}
+
 } // namespace
 
 template <class I, class V>
 template <class M>
 FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, M> &given, TripleForm form, std::vector<I> &c_rowptr,
-                                                            std::vector<I> &c_colidx, bool sorted)
+                                                            std::vector<I> &c_colidx, bool sorted, std::vector<V> *c_values)
 {
   const TripleOperands<I, V, M> &ops = given;
   const M &A = ops.A, &P = ops.P;
@@ -568,20 +659,29 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   const std::uint8_t *const a_rep = plan.a_repeats_.empty() ? nullptr : plan.a_repeats_.data();
   const std::uint8_t *const p_rep = plan.p_repeats_.empty() ? nullptr : plan.p_repeats_.data();
   std::vector<Staging<I>> cols(static_cast<std::size_t>(nt)); // each thread's rows of C, in order
+  // With c_values, the values too, by rows of C as numeric() forms them: given_pt needs P^T's values
+  const bool with_values = c_values != nullptr;
+  if (with_values && (form != TripleForm::FusedRowsOfC || (given_pt && !Pt.values)))
+    throw std::invalid_argument("the fused triple product's symbolic phase forms values only by rows of C (FusedRowsOfC), with P^T's values where given");
+  std::vector<Staging<V>> vals(with_values ? static_cast<std::size_t>(nt) : 0);
+  const bool operand_values = has_values(A) && has_values(P);
   std::vector<Count> bytes(static_cast<std::size_t>(nt), 0), merged(static_cast<std::size_t>(nt), 0), rows_of_c_flops(static_cast<std::size_t>(nt), 0);
   RegionErrors errors;
 #pragma omp parallel num_threads(nt)
   errors.guard([&] {
     const int t = omp_get_thread_num();
     const M A = ops.A, P = ops.P; // the thread's own copies: the compiler then knows the stores below leave them alone
-    Stamps fine(static_cast<std::size_t>(A.ncols)), coarse(static_cast<std::size_t>(m));
+    Stamps fine(with_values ? 0 : static_cast<std::size_t>(A.ncols)), coarse(static_cast<std::size_t>(m));
     std::uint32_t *const __restrict fstamp = fine.data();
     std::uint32_t *const __restrict cstamp = coarse.data();
     std::vector<I> w;   // (Pt A)(i,:)'s pattern
     std::vector<I> row; // C(i,:)'s
+    std::vector<V> row_values;
     Staging<I> &out = cols[static_cast<std::size_t>(t)];
+    std::optional<RowsOfCWorkspace<I, V>> values_ws;
+    if (with_values) values_ws.emplace(A.ncols, m);
     std::optional<PtBlocks<I, V, M>> blocks;
-    if (!given_pt) blocks.emplace(P, rows[t], rows[t + 1], pt_budget, false, &stats);
+    if (!given_pt) blocks.emplace(P, rows[t], rows[t + 1], pt_budget, with_values, &stats);
     I b1 = rows[t];
     for (I i = rows[t]; i < rows[t + 1]; ++i) {
       if (i == b1 && blocks) { // the next block of P^T's rows
@@ -593,42 +693,68 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
       const I *const ks_end = given_pt ? Pt.colidx + Pt.nnz() : blocks->cols_end();
       Count bound = 0;
       for (I q = 0; q < nk; ++q) bound += A.row_length(ks[q]);
-      if (static_cast<Count>(w.size()) < bound) w.resize(static_cast<std::size_t>(bound));
-      const std::uint32_t fnow = fine.next();
-      I len = 0;
-      for (I q = 0; q < nk; ++q) {
-        const I k = ks[q];
-        // A's rows are fetched at random (the hot spot of a scattered numbering), so is P's below
-        if constexpr (csr) prefetch_row(ks + q + kPrefetchAhead, ks_end, A.rowptr, A.colidx, static_cast<const V *>(nullptr));
-        if (repeats_previous(a_rep, ks, q)) continue;
-        for_each_entry(A, k, [&](I j, V) {
-          const bool fresh = fstamp[j] != fnow;
-          fstamp[j] = fnow;
-          w[len] = j;
-          len += fresh;
-        });
-      }
       const std::uint32_t cnow = coarse.next();
       row.clear();
-      for (I e = 0; e < len; ++e) {
-        if constexpr (csr) prefetch_row(w.data() + e + kPrefetchAhead, w.data() + len, P.rowptr, P.colidx, static_cast<const V *>(nullptr));
-        if (repeats_previous(p_rep, w.data(), e)) continue;
-        for_each_entry(P, w[e], [&](I c, V) {
-          if (cstamp[c] != cnow) {
-            cstamp[c] = cnow;
-            row.push_back(c);
-          }
-        });
+      I len = 0;
+      const I *wcols = nullptr;
+      if (with_values) { // the numeric phase's row, C's columns listed as first reached
+        const V *const pv = given_pt ? Pt.values + Pt.rowptr[i] : blocks->values(i);
+        V *const __restrict cacc = values_ws->cacc.get();
+        len = row_of_c(A, P, operand_values, operand_values ? a_rep : nullptr, operand_values ? p_rep : nullptr, nk, ks, pv, ks_end, *values_ws,
+                       [&](I c) __attribute__((always_inline)) -> V & {
+                         if (cstamp[c] != cnow) {
+                           cstamp[c] = cnow;
+                           row.push_back(c);
+                         }
+                         return cacc[c];
+                       });
+        wcols = values_ws->w.data();
+      } else {
+        if (static_cast<Count>(w.size()) < bound) w.resize(static_cast<std::size_t>(bound));
+        const std::uint32_t fnow = fine.next();
+        for (I q = 0; q < nk; ++q) {
+          const I k = ks[q];
+          // A's rows are fetched at random (the hot spot of a scattered numbering), so is P's below
+          if constexpr (csr) prefetch_row(ks + q + kPrefetchAhead, ks_end, A.rowptr, A.colidx, static_cast<const V *>(nullptr));
+          if (repeats_previous(a_rep, ks, q)) continue;
+          for_each_entry(A, k, [&](I j, V) {
+            const bool fresh = fstamp[j] != fnow;
+            fstamp[j] = fnow;
+            w[len] = j;
+            len += fresh;
+          });
+        }
+        for (I e = 0; e < len; ++e) {
+          if constexpr (csr) prefetch_row(w.data() + e + kPrefetchAhead, w.data() + len, P.rowptr, P.colidx, static_cast<const V *>(nullptr));
+          if (repeats_previous(p_rep, w.data(), e)) continue;
+          for_each_entry(P, w[e], [&](I c, V) {
+            if (cstamp[c] != cnow) {
+              cstamp[c] = cnow;
+              row.push_back(c);
+            }
+          });
+        }
+        wcols = w.data();
       }
       if (sorted) coarse.sort_marked(row);
       out.append(row);
+      if (with_values) { // gathered in C's order, the sums zeroed for the next row
+        V *const __restrict cacc = values_ws->cacc.get();
+        row_values.resize(row.size());
+        for (std::size_t p = 0; p < row.size(); ++p) {
+          row_values[p] = cacc[row[p]];
+          cacc[row[p]] = V(0);
+        }
+        vals[static_cast<std::size_t>(t)].append(row_values);
+      }
       c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(row.size());
       merged[t] += static_cast<Count>(nk) * static_cast<Count>(row.size());
       rows_of_c_flops[t] += bound; // (Pt A)(i,:)'s multiply-adds
-      for (I e = 0; e < len; ++e) rows_of_c_flops[t] += P.row_length(w[e]); // (Pt A)(i,:) P's
+      for (I e = 0; e < len; ++e) rows_of_c_flops[t] += P.row_length(wcols[e]); // (Pt A)(i,:) P's
       checked_index<I>(out.size(), "nnz(C) of the triple product"); // stop at once past the index type
     }
-    bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + row.capacity()) * sizeof(I) + out.bytes() + (blocks ? blocks->bytes() : 0));
+    bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + row.capacity()) * sizeof(I) + row_values.capacity() * sizeof(V) + out.bytes() +
+                                  (with_values ? vals[static_cast<std::size_t>(t)].bytes() + values_ws->bytes(A.ncols, m) : 0) + (blocks ? blocks->bytes() : 0));
   });
   errors.rethrow();
   Count nnz = 0;
@@ -647,6 +773,11 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   c_colidx.resize(static_cast<std::size_t>(nnz));
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
   for (int t = 0; t < nt; ++t) cols[t].move_to(c_colidx.data() + c_rowptr[rows[t]]);
+  if (with_values) { // appended thread after thread (rows in order): C's values resident only as written
+    c_values->clear();
+    c_values->reserve(static_cast<std::size_t>(nnz));
+    for (int t = 0; t < nt; ++t) vals[static_cast<std::size_t>(t)].move_to_end_of(*c_values);
+  }
   for (int t = 0; t < nt; ++t) plan.workspace_thread_bytes_ = std::max(plan.workspace_thread_bytes_, bytes[t]);
   return plan;
 }
@@ -702,18 +833,11 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
       for (I e = e0; e < e1; ++e) f(e, cv[e - sh]);
     };
     if (by_rows_of_c) {
-      constexpr bool csr = std::is_same_v<M, CsrView<I, V>>;
       const bool with_values = has_values(A) && has_values(P);
       const std::uint8_t *const a_rep = with_values && !a_repeats_.empty() ? a_repeats_.data() : nullptr;
       const std::uint8_t *const p_rep = with_values && !p_repeats_.empty() ? p_repeats_.data() : nullptr;
-      const ZeroedArray<std::uint64_t> marks_v = make_zeroed_array<std::uint64_t>((static_cast<std::size_t>(A.ncols) + 63) / 64);
-      std::uint64_t *const __restrict marks = marks_v.get(); // (Pt A)(i,:)'s columns: a bit each (stamps took 4 bytes), cleared by the row's words
-      const std::unique_ptr<V[]> facc_v = make_uninitialized_array<V>(static_cast<std::size_t>(A.ncols)); // (Pt A)(i,:); set where first reached
-      V *const __restrict facc = facc_v.get();
-      const ZeroedArray<V> cacc_v = make_zeroed_array<V>(static_cast<std::size_t>(P.ncols)); // C(i,:); zero between rows
-      V *const __restrict cacc = cacc_v.get();
-      std::vector<I> w;  // (Pt A)(i,:)'s fine columns, first reached first
-      std::vector<V> wv; // and their values
+      RowsOfCWorkspace<I, V> ws(A.ncols, P.ncols);
+      V *const __restrict cacc = ws.cacc.get();
       const bool given = ops.Pt.rowptr && ops.Pt.values; // RARt: Pt = R, with values
       std::optional<PtBlocks<I, V, M>> blocks;
       if (!given) blocks.emplace(P, c0, c1, pt_block_budget(P.nnz(), nt, kPtBlockParts), true);
@@ -727,46 +851,8 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
         const I *const ks = given ? ops.Pt.colidx + ops.Pt.rowptr[i] : blocks->cols(i);
         const V *const pv = given ? ops.Pt.values + ops.Pt.rowptr[i] : blocks->values(i);
         const I *const ks_end = given ? ops.Pt.colidx + ops.Pt.nnz() : blocks->cols_end();
-        Count bound = 0; // (Pt A)(i,:)'s columns, at most
-        for (I q = 0; q < nk; ++q) bound += A.row_length(ks[q]);
-        bound = std::min<Count>(bound, A.ncols);
-        if (static_cast<Count>(w.size()) < bound) {
-          w.resize(static_cast<std::size_t>(bound));
-          wv.resize(static_cast<std::size_t>(bound));
-        }
-        // (Pt A)(i,:) = sum over Pt(i,k) of Pt(i,k) A(k,:), its columns listed as first reached
-        I *const __restrict wp = w.data();
-        I len = 0;
-        // its first use marks column j, lists it and starts its sum at +0 (always_inline: GCC 12 made it
-        // a call, which reloaded marks, the list and its length through the closure at every product)
-        const auto fine_sum = [&](I j) __attribute__((always_inline)) -> V & {
-          std::uint64_t &word = marks[static_cast<std::size_t>(j) >> 6];
-          const std::uint64_t bit = std::uint64_t(1) << (j & 63);
-          if (!(word & bit)) {
-            word |= bit;
-            wp[len++] = j;
-            facc[j] = V(0);
-          }
-          return facc[j];
-        };
-        if constexpr (csr) {
-          if (a_rep) for_each_run(ks, nk, pv, ks_end, A.rowptr, A.colidx, A.values, a_rep, fine_sum);
-          else if (with_values) for_each_product(ks, nk, pv, ks_end, A.rowptr, A.colidx, A.values, [&](I j, V x) { fine_sum(j) += x; });
-        }
-        if (!csr || !with_values)
-          for (I q = 0; q < nk; ++q) for_each_entry(A, ks[q], [&](I j, V a) { fine_sum(j) += pv[q] * a; });
-        // C(i,:) = (Pt A)(i,:) P, gathered over C's pattern
-        V *const __restrict wvp = wv.data();
-        for (I e = 0; e < len; ++e) {
-          wvp[e] = facc[wp[e]];
-          marks[static_cast<std::size_t>(wp[e]) >> 6] = 0; // every mark in the word is one of these columns'
-        }
-        if constexpr (csr) {
-          if (p_rep) for_each_run(wp, len, wvp, wp + len, P.rowptr, P.colidx, P.values, p_rep, [cacc](I c) -> V & { return cacc[c]; });
-          else if (with_values) for_each_product(wp, len, wvp, wp + len, P.rowptr, P.colidx, P.values, [cacc](I c, V x) { cacc[c] += x; });
-        }
-        if (!csr || !with_values)
-          for (I e = 0; e < len; ++e) for_each_entry(P, wp[e], [&](I c, V p) { cacc[c] += wvp[e] * p; });
+        row_of_c(A, P, with_values, a_rep, p_rep, nk, ks, pv, ks_end, ws, [cacc](I c) -> V & { return cacc[c]; });
+        // gathered over C's pattern
         row_slots(i, cptr[i], cptr[i + 1], [&](I e, V &slot) {
           slot = cacc[ccol[e]];
           cacc[ccol[e]] = V(0);
@@ -841,8 +927,8 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
 
 #define PCLUSTER_INSTANTIATE_TRIPLE(I, V) \
   template class FusedTripleProduct<I, V>; \
-  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, CsrView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &, bool); \
-  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, PiecedView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &, bool); \
+  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, CsrView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &, bool, std::vector<V> *); \
+  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, PiecedView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &, bool, std::vector<V> *); \
   template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, CsrView<I, V>> &, const CsrView<I, V> &, V *, const ResultScatter<I, V> *) const; \
   template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, PiecedView<I, V>> &, const CsrView<I, V> &, V *, const ResultScatter<I, V> *) const;
 PCLUSTER_INSTANTIATE_TRIPLE(std::int32_t, double)

@@ -81,8 +81,11 @@ class FusedTripleProduct {
   // C's pattern (exact, columns sorted; with sorted false in the order first reached, for FusedRowsOfC
   // only: SpgemmOptions::sorted_result) into c_rowptr/c_colidx (resized).
   // form: Fused (the numeric phase's order chosen here), FusedRowsOfC or FusedRowsOfA.
+  // c_values (FusedRowsOfC only; else null): C's values too, formed in the same pass over the rows,
+  // the same bits as numeric() gives (a one-shot product then walks A and P once, not twice).
   template <class M>
-  static FusedTripleProduct symbolic(const TripleOperands<I, V, M> &ops, TripleForm form, std::vector<I> &c_rowptr, std::vector<I> &c_colidx, bool sorted = true);
+  static FusedTripleProduct symbolic(const TripleOperands<I, V, M> &ops, TripleForm form, std::vector<I> &c_rowptr, std::vector<I> &c_colidx, bool sorted = true,
+                                     std::vector<V> *c_values = nullptr);
   // C's values for the pattern symbolic() made, or a superset of it (e.g. with diagonal entries
   // added: entries the product does not reach get 0). ops.Pt is not read. Throws
   // std::invalid_argument if A or P has not the shape and number of entries it had in symbolic().
