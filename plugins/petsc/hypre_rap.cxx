@@ -61,6 +61,7 @@
   #include <dlfcn.h>
 
   #include <algorithm>
+  #include <iterator>
   #include <utility>
   #include <vector>
 
@@ -300,6 +301,7 @@ void LocalProductRanks(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_CSRMa
   pcluster::SpgemmOptions o = g_rap.opts.spgemm;
   o.triple                  = pcluster::TripleForm::FusedRowsOfC; /* the form that takes rows in any order */
   o.check_operands          = false;                              /* hypre's rows: columns in range and unique, not sorted */
+  o.sorted_result           = false; /* Assemble lays A_H's rows out in hypre's order (columns as first reached) anyway */
   HyprePlan::symbolic(pcluster::ProductType::PtAP, std::vector<View>{Av, Pv}, o, L->ci, L->cj, &L->cv);
 }
 
@@ -360,17 +362,32 @@ hypre_ParCSRMatrix *Assemble(hypre_ParCSRMatrix *P, LocalProduct &L, hypre_CSRMa
     for (HYPRE_Int k = 0; k < nrecv; ++k) received[next[elmts[k]]++] = k;
   }
 
-  /* off-process columns of A_H: those its rows use, ascending (hypre compacts its map to these) */
-  std::vector<HYPRE_BigInt> offd_map;
+  /* off-process columns of A_H: those its rows use, ascending (hypre compacts its map to these). Ours
+     are marked in L's numbering (whose ghosts ascend), the received ones sorted, the two merged; each
+     of ours then knows its place (offd_of), a received one finds it by a search. */
+  const HYPRE_Int   ncols = cols.size();
+  const auto        ghost = [&](HYPRE_Int c) { return c < cols.before || c >= cols.before + nc; };
+  std::vector<char> used(ncols, 0);
   for (HYPRE_Int i = 0; i < nc; ++i) {
     const HYPRE_Int c = cols.before + i;
     for (HYPRE_Int q = L.ci[c]; q < L.ci[c + 1]; ++q)
-      if (L.cj[q] < cols.before || L.cj[q] >= cols.before + nc) offd_map.push_back(cols.global(L.cj[q]));
+      if (ghost(L.cj[q])) used[L.cj[q]] = 1;
   }
+  std::vector<HYPRE_BigInt> ours, theirs, offd_map;
+  for (HYPRE_Int c = 0; c < ncols; ++c)
+    if (used[c]) ours.push_back(cols.global(c));
   for (HYPRE_Int t = 0; t < (nrecv ? xi[nrecv] : 0); ++t)
-    if (xj[t] < cols.first || xj[t] >= cols.first + nc) offd_map.push_back(xj[t]);
-  std::sort(offd_map.begin(), offd_map.end());
-  offd_map.erase(std::unique(offd_map.begin(), offd_map.end()), offd_map.end());
+    if (xj[t] < cols.first || xj[t] >= cols.first + nc) theirs.push_back(xj[t]);
+  std::sort(theirs.begin(), theirs.end());
+  theirs.erase(std::unique(theirs.begin(), theirs.end()), theirs.end());
+  std::set_union(ours.begin(), ours.end(), theirs.begin(), theirs.end(), std::back_inserter(offd_map));
+  std::vector<HYPRE_BigInt>().swap(theirs);
+  std::vector<HYPRE_Int> offd_of(ncols, -1);
+  for (HYPRE_Int c = 0, k = 0; c < ncols; ++c)
+    if (used[c]) {
+      while (offd_map[k] != cols.global(c)) ++k;
+      offd_of[c] = k;
+    }
   const HYPRE_Int noffd = static_cast<HYPRE_Int>(offd_map.size());
 
   std::vector<HYPRE_Real> dval(nc, 0), oval(noffd, 0);
@@ -379,25 +396,30 @@ hypre_ParCSRMatrix *Assemble(hypre_ParCSRMatrix *P, LocalProduct &L, hypre_CSRMa
   std::vector<HYPRE_Real> dv, ov;
   dj.reserve(L.cj.size() + nc);
   dv.reserve(L.cj.size() + nc);
-  const auto add = [&](HYPRE_BigInt g, HYPRE_Real v) {
-    if (g >= cols.first && g < cols.first + nc) {
-      const HYPRE_Int j = static_cast<HYPRE_Int>(g - cols.first);
-      if (!dmark[j]) dmark[j] = 1, dcols.push_back(j);
-      dval[j] += v;
-    } else {
-      const HYPRE_Int j = static_cast<HYPRE_Int>(std::lower_bound(offd_map.begin(), offd_map.end(), g) - offd_map.begin());
-      if (!omark[j]) omark[j] = 1, ocols.push_back(j);
-      oval[j] += v;
-    }
+  const auto add_diag = [&](HYPRE_Int j, HYPRE_Real v) {
+    if (!dmark[j]) dmark[j] = 1, dcols.push_back(j);
+    dval[j] += v;
+  };
+  const auto add_offd = [&](HYPRE_Int j, HYPRE_Real v) {
+    if (!omark[j]) omark[j] = 1, ocols.push_back(j);
+    oval[j] += v;
+  };
+  const auto add_received = [&](HYPRE_BigInt g, HYPRE_Real v) {
+    if (g >= cols.first && g < cols.first + nc) add_diag(static_cast<HYPRE_Int>(g - cols.first), v);
+    else add_offd(static_cast<HYPRE_Int>(std::lower_bound(offd_map.begin(), offd_map.end(), g) - offd_map.begin()), v);
   };
   for (HYPRE_Int i = 0; i < nc; ++i) {
     dcols.clear();
     ocols.clear();
     dmark[i] = 1;
     for (HYPRE_Int k = by_row[i]; k < by_row[i + 1]; ++k)
-      for (HYPRE_Int t = xi[received[k]]; t < xi[received[k] + 1]; ++t) add(xj[t], xv[t]);
+      for (HYPRE_Int t = xi[received[k]]; t < xi[received[k] + 1]; ++t) add_received(xj[t], xv[t]);
     const HYPRE_Int c = cols.before + i;
-    for (HYPRE_Int q = L.ci[c]; q < L.ci[c + 1]; ++q) add(cols.global(L.cj[q]), L.cv[q]);
+    for (HYPRE_Int q = L.ci[c]; q < L.ci[c + 1]; ++q) {
+      const HYPRE_Int j = L.cj[q];
+      if (ghost(j)) add_offd(offd_of[j], L.cv[q]);
+      else add_diag(j - cols.before, L.cv[q]);
+    }
     dj.push_back(i);
     dv.push_back(dval[i]);
     for (HYPRE_Int j : dcols)
