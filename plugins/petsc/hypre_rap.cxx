@@ -28,10 +28,12 @@
    the set-up's peak 1.5x hypre's). Named cluster schemes and reorderings run on sorted copies: values
    to rounding. Several ranks: the fused form by rows of C on pieced views, as the MPIAIJ glue runs it
    (product_mpiaij.cxx), on hypre's blocks as they are (that form takes rows in any order; sorted
-   copies of them had cost 8-10% of the product's time), with the rows of P that A's off-process
-   columns need fetched by hypre_ParCSRMatrixExtractBExt and the rows of other ranks' coarse points
-   sent to them by hypre_ExchangeExternalRowsInit/Wait, as hypre's own product does;
-   rows received are added first, as hypre adds them, but hypre adds our local terms one by one onto
+   copies of them had cost 8-10% of the product's time), pattern and values in one pass, the rows'
+   columns left as first reached (sorting them bought nothing: Assemble lays them out in hypre's
+   order; with both, 2 ranks: our products 0.71-0.86x hypre's -> 0.81-0.98x), with the rows of P
+   that A's off-process columns need fetched by hypre_ParCSRMatrixExtractBExt and the rows of other
+   ranks' coarse points sent to them by hypre_ExchangeExternalRowsInit/Wait, as hypre's own product
+   does; rows received are added first, as hypre adds them, but hypre adds our local terms one by one onto
    them and takes (P^T A)'s off-process columns first: values equal to rounding, not bit for bit.
    A_H keeps hypre's layout: the diagonal first in every row (an explicit zero where the product has
    none), explicit zeros kept, off-process columns compacted to those used, arrays from hypre's
