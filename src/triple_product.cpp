@@ -681,7 +681,8 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
     std::optional<RowsOfCWorkspace<I, V>> values_ws;
     if (with_values) values_ws.emplace(A.ncols, m);
     std::optional<PtBlocks<I, V, M>> blocks;
-    if (!given_pt) blocks.emplace(P, rows[t], rows[t + 1], pt_budget, with_values, &stats);
+    // forming values, the numeric phase's blocks (their values too: three times the bytes of the pattern's)
+    if (!given_pt) blocks.emplace(P, rows[t], rows[t + 1], with_values ? pt_block_budget(P.nnz(), nt, kPtBlockParts) : pt_budget, with_values, &stats);
     I b1 = rows[t];
     for (I i = rows[t]; i < rows[t + 1]; ++i) {
       if (i == b1 && blocks) { // the next block of P^T's rows
