@@ -171,15 +171,20 @@ struct ProductPlan<I, V>::Impl {
   {
     return {ops[0], view(ops, spec.right), spec.left >= 0 ? view(ops, spec.left) : CsrView<I, V>{}};
   }
-  // Does the symbolic phase of a PtAP by rows of C form C's values in its own pass (instead of a
-  // numeric phase after it, which walks A and P again)? Not when a fault is injected: its true and
-  // faulty values are made by the numeric phase.
+  // May the symbolic phase of a fused PtAP form C's values in its own pass (where it goes by rows of
+  // C: FusedTripleProduct::values_formed), instead of a numeric phase after it, which walks A and P
+  // again? Not when a fault is injected: its true and faulty values are made by the numeric phase.
   bool values_in_symbolic(ProductType t) const
   {
 #ifdef PCLUSTER_FAULT_INJECTION
     if (detail::fault_from_environment() != detail::Fault::None) return false;
 #endif
-    return t == ProductType::PtAP && options.triple == TripleForm::FusedRowsOfC;
+    return t == ProductType::PtAP;
+  }
+  // Did the symbolic phase form C's values (see values_in_symbolic)?
+  bool values_formed() const
+  {
+    return std::any_of(steps.begin(), steps.end(), [](const Step &s) { return s.spec.kind == StepKind::Triple && s.triple.values_formed(); });
   }
   // c_values: see values_in_symbolic (null: the pattern only)
   template <class M>
@@ -188,7 +193,7 @@ struct ProductPlan<I, V>::Impl {
     const auto t1 = std::chrono::steady_clock::now();
     step.triple = detail::FusedTripleProduct<I, V>::symbolic(t, options.triple, c_rowptr, c_colidx, options.sorted_result, c_values);
     const I m = static_cast<I>(c_rowptr.size() - 1);
-    if (options.include_diagonal) insert_missing_diagonal(m, c_rowptr, c_colidx, c_values);
+    if (options.include_diagonal) insert_missing_diagonal(m, c_rowptr, c_colidx, step.triple.values_formed() ? c_values : nullptr);
 #ifdef PCLUSTER_FAULT_INJECTION
     if (const detail::Fault f = detail::fault_from_environment(); f != detail::Fault::None) faulty.make(f, m, c_rowptr, c_colidx, nullptr);
 #endif
@@ -288,7 +293,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
     }
     im.steps.push_back(std::move(step));
   }
-  if (c_values && fused_triple(type, options) && !im.values_in_symbolic(type)) { // else the fused form makes values in a numeric phase of its own
+  if (c_values && fused_triple(type, options) && !im.values_formed()) { // else the fused form makes values in a numeric phase of its own
     c_values->resize(c_colidx.size());
     const CsrView<I, V> C{static_cast<I>(c_rowptr.size() - 1), product_dimensions(type, ops)[1], c_rowptr.data(), c_colidx.data(), nullptr};
     plan.numeric(ops, C, c_values->data());
@@ -369,10 +374,9 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
     validate_pieced(P, "P");
   }
   typename Impl::Step step{chain_of(type, true).front(), {}, {}, {}};
-  const bool one_pass = c_values && im.values_in_symbolic(type);
-  im.triple_symbolic(step, detail::TripleOperands<I, V, PiecedView<I, V>>{A, P, {}}, c_rowptr, c_colidx, one_pass ? c_values : nullptr);
+  im.triple_symbolic(step, detail::TripleOperands<I, V, PiecedView<I, V>>{A, P, {}}, c_rowptr, c_colidx, c_values && im.values_in_symbolic(type) ? c_values : nullptr);
   im.steps.push_back(std::move(step));
-  if (c_values && !one_pass) {
+  if (c_values && !im.values_formed()) {
     c_values->resize(c_colidx.size());
     plan.numeric(ops, CsrView<I, V>{P.ncols, P.ncols, c_rowptr.data(), c_colidx.data(), nullptr}, c_values->data());
   }

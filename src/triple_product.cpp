@@ -6,6 +6,7 @@
 #include "spgemm_kernel.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -166,7 +167,7 @@ int team_size(const TripleOperands<I, V, M> &ops, I m)
   return static_cast<int>(std::min<Count>(threads_for(ops.P.nnz() * per_row), std::max<I>(m, 1)));
 }
 
-// A thread's rows of C's pattern (or values), staged in blocks of fixed size: no growth by doubling
+// A thread's rows of C's pattern, staged in blocks of fixed size: no growth by doubling
 // (which held up to twice the pattern, plus the old buffer while it moved), and each block freed as
 // soon as it is copied into C.
 template <class T>
@@ -195,16 +196,6 @@ class Staging {
   {
     for (std::vector<T> &b : blocks_) {
       dst = std::copy(b.begin(), b.end(), dst);
-      std::vector<T>().swap(b);
-    }
-    blocks_.clear();
-  }
-  // Appends the rows to dst (room reserved by the caller: its pages are touched only as they are
-  // written, while the blocks are freed one by one), freeing the blocks one by one.
-  void move_to_end_of(std::vector<T> &dst)
-  {
-    for (std::vector<T> &b : blocks_) {
-      dst.insert(dst.end(), b.begin(), b.end());
       std::vector<T>().swap(b);
     }
     blocks_.clear();
@@ -535,6 +526,103 @@ Count symbolic_pt_budget(const PtRowStats<I> &s, const std::vector<I> &rows, I p
   return pt_block_budget(p_nnz, threads, kPtSymbolicMinParts);
 }
 
+// The numeric phase's order (numeric_by_rows_of_c) from a sample of C's rows, so that it is known
+// before the symbolic pass and a product asked for with values forms them in that pass by rows of C
+// (the pass then walks A and P once for the pattern and the values). The rows of P^T are grouped by
+// their length nk (powers of two) and up to kOrderSampleRows of each group taken, evenly spaced:
+// their (Pt A)(i,:) and C(i,:) give the multiply-adds of both orders and C's size, per entry of
+// P^T, scaled up by the group's entries. By groups, because rows much longer than the others (the
+// hubs of a graph) weigh most in C's rows times nk: an even sample of every 32nd row of an R-MAT
+// P^T took those twice what they are. A*P's multiply-adds (by rows of A) are counted whole
+// (ap_flops). Pt: P^T's pattern where the caller has it, else the sampled rows are made here from P
+// (stats: P^T's row counts).
+constexpr Count kOrderSampleRows = 16;
+struct SampledRowsOfC {
+  Count c_nnz = 0, rows_of_a = 0, rows_of_c = 0; // C's entries, the multiply-adds by rows of A and by rows of C
+};
+template <class I, class V, class M>
+SampledRowsOfC sample_rows_of_c(const TripleOperands<I, V, M> &ops, const PtRowStats<I> &stats, Count ap_flops)
+{
+  const M &A = ops.A, &P = ops.P;
+  const CsrView<I, V> &Pt = ops.Pt;
+  const I m = P.ncols;
+  const auto length = [&](I i) -> Count { return Pt.rowptr ? Pt.row_length(i) : stats.count[static_cast<std::size_t>(i)]; };
+  const auto group = [](Count nk) { return nk > 0 ? 64 - __builtin_clzll(static_cast<unsigned long long>(nk)) : 0; }; // 0: empty
+  constexpr int kGroups = 65;
+  struct Group {
+    Count rows = 0, stride = 1, seen = 0;
+    Count entries = 0, sampled_entries = 0;
+    Count merged = 0, rows_of_c = 0, c_nnz = 0; // over the sampled rows
+  };
+  std::array<Group, kGroups> g{};
+  for (I i = 0; i < m; ++i) {
+    Group &x = g[static_cast<std::size_t>(group(length(i)))];
+    ++x.rows;
+    x.entries += length(i);
+  }
+  for (Group &x : g) x.stride = std::max<Count>(1, (x.rows + kOrderSampleRows - 1) / kOrderSampleRows);
+  // the sampled rows (slot: their place in ptr, else -1) and their columns k
+  std::vector<I> slot(static_cast<std::size_t>(m), I(-1)), ptr(1, I(0)), rows;
+  for (I i = 0; i < m; ++i) {
+    if (length(i) == 0) continue;
+    Group &x = g[static_cast<std::size_t>(group(length(i)))];
+    if (x.seen++ % x.stride) continue;
+    slot[static_cast<std::size_t>(i)] = static_cast<I>(rows.size());
+    rows.push_back(i);
+    ptr.push_back(static_cast<I>(ptr.back() + length(i)));
+  }
+  std::vector<I> ks(static_cast<std::size_t>(ptr.back()));
+  if (Pt.rowptr) {
+    for (std::size_t s = 0; s < rows.size(); ++s) std::copy(Pt.colidx + Pt.rowptr[rows[s]], Pt.colidx + Pt.rowptr[rows[s] + 1], ks.begin() + ptr[s]);
+  } else {
+    std::vector<I> next(ptr.begin(), ptr.end() - 1);
+    for (I k = 0; k < P.nrows; ++k)
+      for_each_entry(P, k, [&](I i, V) {
+        if (const I s = slot[static_cast<std::size_t>(i)]; s >= 0) ks[static_cast<std::size_t>(next[static_cast<std::size_t>(s)]++)] = k;
+      });
+  }
+  Stamps fine(static_cast<std::size_t>(A.ncols)), coarse(static_cast<std::size_t>(m));
+  std::uint32_t *const __restrict fstamp = fine.data();
+  std::uint32_t *const __restrict cstamp = coarse.data();
+  std::vector<I> w;
+  for (std::size_t s = 0; s < rows.size(); ++s) {
+    const std::uint32_t fnow = fine.next(), cnow = coarse.next();
+    const Count nk = ptr[s + 1] - ptr[s];
+    Count flops = 0, row = 0;
+    w.clear();
+    for (I q = ptr[s]; q < ptr[s + 1]; ++q)
+      for_each_entry(A, ks[static_cast<std::size_t>(q)], [&](I j, V) {
+        ++flops;
+        if (fstamp[j] != fnow) {
+          fstamp[j] = fnow;
+          w.push_back(j);
+        }
+      });
+    for (const I j : w)
+      for_each_entry(P, j, [&](I c, V) {
+        ++flops;
+        if (cstamp[c] != cnow) {
+          cstamp[c] = cnow;
+          ++row;
+        }
+      });
+    Group &x = g[static_cast<std::size_t>(group(nk))];
+    x.sampled_entries += nk;
+    x.merged += nk * row;
+    x.rows_of_c += flops;
+    x.c_nnz += row;
+  }
+  double merged = 0, rows_of_c = 0, c_nnz = 0;
+  for (const Group &x : g)
+    if (x.sampled_entries > 0) {
+      const double scale = static_cast<double>(x.entries) / static_cast<double>(x.sampled_entries);
+      merged += scale * static_cast<double>(x.merged);
+      rows_of_c += scale * static_cast<double>(x.rows_of_c);
+      c_nnz += scale * static_cast<double>(x.c_nnz);
+    }
+  return {static_cast<Count>(c_nnz), static_cast<Count>(merged) + ap_flops, static_cast<Count>(rows_of_c)};
+}
+
 // Workspace of the numeric phase by rows of C, per thread: (Pt A)(i,:)'s columns as a bit each in
 // `marks` (stamps took 4 bytes; cleared by the row's words), its values in `facc` (set where first
 // reached), its columns listed as first reached in w and their values in wv, and C(i,:)'s sums in
@@ -659,11 +747,26 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   const std::uint8_t *const a_rep = plan.a_repeats_.empty() ? nullptr : plan.a_repeats_.data();
   const std::uint8_t *const p_rep = plan.p_repeats_.empty() ? nullptr : plan.p_repeats_.data();
   std::vector<Staging<I>> cols(static_cast<std::size_t>(nt)); // each thread's rows of C, in order
-  // With c_values, the values too, by rows of C as numeric() forms them: given_pt needs P^T's values
-  const bool with_values = c_values != nullptr;
-  if (with_values && (form != TripleForm::FusedRowsOfC || (given_pt && !Pt.values)))
-    throw std::invalid_argument("the fused triple product's symbolic phase forms values only by rows of C (FusedRowsOfC), with P^T's values where given");
-  std::vector<Staging<V>> vals(with_values ? static_cast<std::size_t>(nt) : 0);
+  // A*P's multiply-adds (the numeric phase by rows of A), and the numeric phase's order
+  Count ap_flops = 0;
+  if (form != TripleForm::FusedRowsOfC)
+    for (I k = 0; k < P.nrows; ++k)
+      if (P.row_length(k) > 0) ap_flops += ap_row_flops(ops, k);
+  const bool values_by_rows_of_c = c_values && nt == 1 && form != TripleForm::FusedRowsOfA; // if the order is rows of C
+  const SampledRowsOfC sample = form == TripleForm::Fused || values_by_rows_of_c ? sample_rows_of_c(ops, stats, ap_flops) : SampledRowsOfC{};
+  plan.by_rows_of_c_ = form == TripleForm::Fused ? numeric_by_rows_of_c<I, V>(A, P, span, sample.c_nnz, sample.rows_of_a, sample.rows_of_c)
+                                                 : form == TripleForm::FusedRowsOfC;
+  // With c_values, the values too where the numeric phase goes by rows of C, as numeric() forms
+  // them, on one thread: appended to c_values as the rows come (room for the sampled size and a
+  // quarter: its pages resident only as written). On several, each thread's would be staged until
+  // the threads before it are done, and C's values held twice at the end. given_pt needs P^T's values.
+  if (c_values && given_pt && !Pt.values) throw std::invalid_argument("the fused triple product's symbolic phase forms values with P^T's values only, where P^T is given");
+  const bool with_values = values_by_rows_of_c && plan.by_rows_of_c_;
+  plan.values_formed_ = with_values;
+  if (with_values) {
+    c_values->clear();
+    c_values->reserve(static_cast<std::size_t>(sample.c_nnz + sample.c_nnz / 4 + 1024));
+  }
   const bool operand_values = has_values(A) && has_values(P);
   std::vector<Count> bytes(static_cast<std::size_t>(nt), 0), merged(static_cast<std::size_t>(nt), 0), rows_of_c_flops(static_cast<std::size_t>(nt), 0);
   RegionErrors errors;
@@ -676,7 +779,6 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
     std::uint32_t *const __restrict cstamp = coarse.data();
     std::vector<I> w;   // (Pt A)(i,:)'s pattern
     std::vector<I> row; // C(i,:)'s
-    std::vector<V> row_values;
     Staging<I> &out = cols[static_cast<std::size_t>(t)];
     std::optional<RowsOfCWorkspace<I, V>> values_ws;
     if (with_values) values_ws.emplace(A.ncols, m);
@@ -741,12 +843,10 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
       out.append(row);
       if (with_values) { // gathered in C's order, the sums zeroed for the next row
         V *const __restrict cacc = values_ws->cacc.get();
-        row_values.resize(row.size());
-        for (std::size_t p = 0; p < row.size(); ++p) {
-          row_values[p] = cacc[row[p]];
-          cacc[row[p]] = V(0);
+        for (const I c : row) {
+          c_values->push_back(cacc[c]);
+          cacc[c] = V(0);
         }
-        vals[static_cast<std::size_t>(t)].append(row_values);
       }
       c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(row.size());
       merged[t] += static_cast<Count>(nk) * static_cast<Count>(row.size());
@@ -754,8 +854,8 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
       for (I e = 0; e < len; ++e) rows_of_c_flops[t] += P.row_length(wcols[e]); // (Pt A)(i,:) P's
       checked_index<I>(out.size(), "nnz(C) of the triple product"); // stop at once past the index type
     }
-    bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + row.capacity()) * sizeof(I) + row_values.capacity() * sizeof(V) + out.bytes() +
-                                  (with_values ? vals[static_cast<std::size_t>(t)].bytes() + values_ws->bytes(A.ncols, m) : 0) + (blocks ? blocks->bytes() : 0));
+    bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + row.capacity()) * sizeof(I) + out.bytes() +
+                                  (with_values ? values_ws->bytes(A.ncols, m) : 0) + (blocks ? blocks->bytes() : 0));
   });
   errors.rethrow();
   Count nnz = 0;
@@ -763,22 +863,13 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
     nnz += c_rowptr[static_cast<std::size_t>(i) + 1];
     c_rowptr[static_cast<std::size_t>(i) + 1] = checked_index<I>(nnz, "nnz(C) of the triple product");
   }
-  // The numeric phase's multiply-adds in each order, and the order (numeric_by_rows_of_c)
-  Count rows_of_a = std::accumulate(merged.begin(), merged.end(), Count(0)); // into C's rows
-  for (I k = 0; k < P.nrows; ++k)
-    if (P.row_length(k) > 0) rows_of_a += ap_row_flops(ops, k);
-  const Count rows_of_c = std::accumulate(rows_of_c_flops.begin(), rows_of_c_flops.end(), Count(0));
-  plan.by_rows_of_c_ = form == TripleForm::Fused ? numeric_by_rows_of_c<I, V>(A, P, span, nnz, rows_of_a, rows_of_c) : form == TripleForm::FusedRowsOfC;
-  plan.flops_ = plan.by_rows_of_c_ ? rows_of_c : rows_of_a;
+  // The numeric phase's multiply-adds in its order
+  plan.flops_ = plan.by_rows_of_c_ ? std::accumulate(rows_of_c_flops.begin(), rows_of_c_flops.end(), Count(0))
+                                   : std::accumulate(merged.begin(), merged.end(), Count(0)) + ap_flops; // rows of A: A*P's, then into C's rows
   stats = PtRowStats<I>(); // freed before C's columns are allocated
   c_colidx.resize(static_cast<std::size_t>(nnz));
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
   for (int t = 0; t < nt; ++t) cols[t].move_to(c_colidx.data() + c_rowptr[rows[t]]);
-  if (with_values) { // appended thread after thread (rows in order): C's values resident only as written
-    c_values->clear();
-    c_values->reserve(static_cast<std::size_t>(nnz));
-    for (int t = 0; t < nt; ++t) vals[static_cast<std::size_t>(t)].move_to_end_of(*c_values);
-  }
   for (int t = 0; t < nt; ++t) plan.workspace_thread_bytes_ = std::max(plan.workspace_thread_bytes_, bytes[t]);
   return plan;
 }

@@ -80,9 +80,10 @@ class FusedTripleProduct {
  public:
   // C's pattern (exact, columns sorted; with sorted false in the order first reached, for FusedRowsOfC
   // only: SpgemmOptions::sorted_result) into c_rowptr/c_colidx (resized).
-  // form: Fused (the numeric phase's order chosen here), FusedRowsOfC or FusedRowsOfA.
-  // c_values (FusedRowsOfC only; else null): C's values too, formed in the same pass over the rows,
-  // the same bits as numeric() gives (a one-shot product then walks A and P once, not twice).
+  // form: Fused (the numeric phase's order chosen here, before the pass), FusedRowsOfC or FusedRowsOfA.
+  // c_values (or null): where the numeric phase goes by rows of C and the pass runs on one thread,
+  // C's values too, formed in the same pass over the rows, the same bits as numeric() gives (a
+  // one-shot product then walks A and P once, not twice), and values_formed() holds; else left alone.
   template <class M>
   static FusedTripleProduct symbolic(const TripleOperands<I, V, M> &ops, TripleForm form, std::vector<I> &c_rowptr, std::vector<I> &c_colidx, bool sorted = true,
                                      std::vector<V> *c_values = nullptr);
@@ -101,6 +102,8 @@ class FusedTripleProduct {
   Count repeated_rows() const { return static_cast<Count>(std::count(p_repeats_.begin(), p_repeats_.end(), std::uint8_t(1))); }
   // The numeric phase's order: by rows of C, else by rows of A.
   bool by_rows_of_c() const { return by_rows_of_c_; }
+  // Did symbolic() form C's values (its c_values)?
+  bool values_formed() const { return values_formed_; }
   // The largest workspace one thread held in the symbolic phase, in bytes.
   Count workspace_thread_bytes() const { return workspace_thread_bytes_; }
 
@@ -112,6 +115,7 @@ class FusedTripleProduct {
   // CsrView operands: P's and A's repeated rows (spgemm_kernel.hpp, repeated_rows), empty if none
   std::vector<std::uint8_t> p_repeats_, a_repeats_;
   bool by_rows_of_c_ = true; // the numeric phase's order (triple_product.cpp, numeric_by_rows_of_c)
+  bool values_formed_ = false;
 };
 
 } // namespace pcluster::detail

@@ -109,8 +109,8 @@ template <class I, class V>
 class ProductPlan {
  public:
   // Pattern of the product into c_rowptr/c_colidx (resized); with c_values, its values too (fused,
-  // as SpgemmPlan::symbolic; a PtAP by rows of C, TripleForm::FusedRowsOfC, forms them in the same
-  // pass over A and P as its pattern, the bits numeric() gives). options apply to every SpGEMM step; options.row_block_size is replaced
+  // as SpgemmPlan::symbolic; a fused PtAP whose numeric phase goes by rows of C, on one thread, forms
+  // them in the same pass over A and P as its pattern, the bits numeric() gives). options apply to every SpGEMM step; options.row_block_size is replaced
   // per step by the left factor's row block size from block_sizes (one entry per operand, or
   // empty for 1). a_analysis: the ordering and clusters of the first operand (A) from an earlier
   // plan (a_analysis()), used by the steps whose left factor is A (AB, A*P of PtAP, A*R^T of RARt,

@@ -25,10 +25,9 @@ namespace {
 using I = std::int32_t;
 using Csr = CsrMatrix<I, double>;
 
-// A smoothed-aggregation prolongator on the n^3 grid of poisson3d_7pt: aggregates of 3x3x3 nodes
-// numbered in space (as PCGAMG numbers them), then one Jacobi step P = (I - 0.6 D^-1 A) P0, so
-// that a fine row reaches the aggregates next to its own.
-Csr smoothed_aggregation(const Csr &A, I n)
+// The tentative prolongator P0 on the n^3 grid of poisson3d_7pt: aggregates of 3x3x3 nodes
+// numbered in space (as PCGAMG numbers them), an entry per row.
+Csr tentative_aggregation(const Csr &A, I n)
 {
   const I na = (n + 2) / 3;
   Csr P0;
@@ -40,6 +39,14 @@ Csr smoothed_aggregation(const Csr &A, I n)
     P0.values.push_back(1.0 + 0.25 * (node % 3));
     P0.rowptr.push_back(static_cast<I>(P0.colidx.size()));
   }
+  return P0;
+}
+
+// A smoothed-aggregation prolongator: one Jacobi step P = (I - 0.6 D^-1 A) P0 from the tentative
+// one, so that a fine row reaches the aggregates next to its own.
+Csr smoothed_aggregation(const Csr &A, I n)
+{
+  const Csr P0 = tentative_aggregation(A, n);
   Csr DA = A; // D^-1 A, scaled by -0.6, plus the identity
   for (I i = 0; i < A.nrows; ++i) {
     double d = 1;
@@ -128,6 +135,33 @@ TEST_CASE("fused PtAP with a smoothed-aggregation P: the stored chain's bits on 
     }
   // The default picks by rows of C here: A's rows reached from a row of P^T lie close together
   CHECK(run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Fused, 1).steps.back().by_rows_of_c);
+}
+
+TEST_CASE("fused PtAP by the default form: the order chosen before the pass, values formed in it by rows of C, the bits of the order named", "[triple]")
+{
+  // The default (TripleForm::Fused) decides its numeric phase's order from a sample of C's rows
+  // before the symbolic pass, and by rows of C forms the values in that pass: they, and a numeric
+  // phase after it, must be the bits of the form that names the order. The tentative prolongator
+  // (an entry per row) goes by rows of A, the smoothed one by rows of C.
+  const I n = 15;
+  const Csr A = poisson3d_7pt<I, double>(n), A2 = revalue(A, 2.0);
+  bool orders[2] = {false, false};
+  for (const Csr &P : {tentative_aggregation(A, n), smoothed_aggregation(A, n)}) {
+    const Csr P2 = revalue(P, 0.5);
+    for (int threads : {1, 2, 4}) {
+      INFO("nnz(P) " << P.nnz() << ", " << threads << " threads");
+      const Result fused = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, TripleForm::Fused, threads);
+      const bool by_rows_of_c = fused.steps.back().by_rows_of_c;
+      orders[by_rows_of_c] = true;
+      const Result named = run(ProductType::PtAP, {A.view(), P.view()}, {A2.view(), P2.view()}, by_rows_of_c ? TripleForm::FusedRowsOfC : TripleForm::FusedRowsOfA, threads);
+      CHECK(pctest::same_bits(fused.colidx, named.colidx));
+      CHECK(pctest::same_bits(fused.values, named.values));
+      CHECK(pctest::same_bits(fused.renumeric, named.renumeric));
+      CHECK(fused.steps.back().spgemm.flops == named.steps.back().spgemm.flops);
+    }
+  }
+  CHECK(orders[0]); // by rows of A
+  CHECK(orders[1]); // by rows of C
 }
 
 TEST_CASE("fused PtAP's long rows of C: listed by a scan of the marks where they fill their span, sorted where scattered", "[triple]")
