@@ -44,17 +44,24 @@ struct MatProductCluster_SeqAIJ {
    0.107 -> 0.095 s, R-MAT scale 14 0.77 -> 0.69 s, peak of the 7-point product 50 -> 40 MB.
 */
 struct CsrStorage {
-  std::vector<PetscInt> i, j;
-  PetscScalar          *a = nullptr;
+  std::vector<PetscInt>    i, j;
+  std::vector<PetscScalar> formed;    /* values the symbolic phase formed, adopted; else empty */
+  PetscScalar             *a = nullptr; /* C's values: formed's, else zeroed by calloc */
 
   void allocate_values(size_t n)
   {
     a = static_cast<PetscScalar *>(std::calloc(n ? n : 1, sizeof(PetscScalar)));
     if (!a) throw std::bad_alloc();
   }
+  void adopt_values(std::vector<PetscScalar> &&values)
+  {
+    formed = std::move(values);
+    if (formed.empty()) formed.push_back(0); /* non-NULL array for an empty C */
+    a = formed.data();
+  }
   ~CsrStorage()
   {
-    std::free(a);
+    if (formed.empty()) std::free(a);
   }
 };
 } // namespace
@@ -188,7 +195,11 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
      offsets are known, so C's values and their staging were both resident: measured with 1 thread,
      MatMatMult peaked at 1.5-2x C against 1.3x this way (e27 n=18 A*A: 122.7 MB against 79.5,
      PETSc's sorted 81.8; PCGAMG's elasticity A*P0: 8.5 MB against 5.7, sorted 4.3), in the same time
-     or less (0.131 s against 0.130, 0.0142 against 0.0148). */
+     or less (0.131 s against 0.130, 0.0142 against 0.0148).
+     The fused PtAP is the exception: where its numeric phase goes by rows of C, its symbolic pass
+     forms the values as it goes, appended to a vector (blocks staged per thread, each freed as it is
+     appended) that C adopts, so that A and P are walked once (else the core runs its numeric phase
+     after the pass, into that vector). */
   const bool fuse = product->api_user;
   std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> a_analysis;
 
@@ -218,7 +229,10 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
   o.check_operands = false;
 
   PetscCall(PetscLogEventBegin(MAT_ClusterSym, ops.mats[0], ops.mats[1], 0, 0));
-  PetscClusterCallCXX(comm, "symbolic phase", data->plan = MatClusterPlan::symbolic(info->core, views, o, ci, cj, nullptr, bs, a_analysis));
+  const bool               values_in_symbolic = fuse && info->core == pcluster::ProductType::PtAP && pcluster::fused_triple(info->core, o);
+  std::vector<PetscScalar> cv;
+  PetscClusterCallCXX(comm, "symbolic phase", data->plan = MatClusterPlan::symbolic(info->core, views, o, ci, cj, values_in_symbolic ? &cv : nullptr, bs, a_analysis));
+  if (values_in_symbolic) PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)data->plan.flops()));
   PetscCall(PetscLogEventEnd(MAT_ClusterSym, ops.mats[0], ops.mats[1], 0, 0));
   if (data->plan.seconds_clustering() > 0) PetscCall(PetscClusterLogEventAddTime_Private(MAT_ClusterCluster, data->plan.seconds_clustering()));
   for (const pcluster::ProductStep &st : data->plan.steps())
@@ -234,12 +248,13 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
   std::unique_ptr<CsrStorage> storage;
   PetscClusterCallCXX(comm, "building C", {
     storage.reset(new CsrStorage);
-    storage->allocate_values(cj.size());
+    if (values_in_symbolic) storage->adopt_values(std::move(cv));
+    else storage->allocate_values(cj.size());
     storage->i.swap(ci);
     storage->j.swap(cj);
     if (storage->j.empty()) storage->j.push_back(0); /* non-NULL array for an empty C */
   });
-  if (fuse) {
+  if (fuse && !values_in_symbolic) {
     PetscCall(MatClusterRunNumeric(C, data->plan, ops, views, MatClusterCsrView{dims[0], dims[1], storage->i.data(), storage->j.data(), nullptr}, storage->a));
     data->numeric_ran = true;
   }
@@ -264,7 +279,7 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
   product->data             = data.release();
   PetscCall(PetscSNPrintf(what, sizeof what, "%s %s", MatProductTypes[product->type], product->alg));
   PetscCall(MatClusterInfoPlan_Private(C, what, d->plan));
-  if (fuse) PetscCall(MatClusterInfoNumeric_Private(C, what, d->plan));
+  if (d->numeric_ran) PetscCall(MatClusterInfoNumeric_Private(C, what, d->plan));
   PetscCall(PetscInfo(C, "petsc-cluster %s: symbolic %g s in all, building C %g s\n", what, d->plan.seconds_symbolic(), t1 - t0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
