@@ -196,10 +196,9 @@ PetscErrorCode MatProductSymbolic_SeqAIJ_Cluster(Mat C)
      MatMatMult peaked at 1.5-2x C against 1.3x this way (e27 n=18 A*A: 122.7 MB against 79.5,
      PETSc's sorted 81.8; PCGAMG's elasticity A*P0: 8.5 MB against 5.7, sorted 4.3), in the same time
      or less (0.131 s against 0.130, 0.0142 against 0.0148).
-     The fused PtAP is the exception: where its numeric phase goes by rows of C, its symbolic pass
-     forms the values as it goes, appended to a vector (blocks staged per thread, each freed as it is
-     appended) that C adopts, so that A and P are walked once (else the core runs its numeric phase
-     after the pass, into that vector). */
+     The fused PtAP is the exception: where its numeric phase goes by rows of C on one thread, its
+     symbolic pass appends each row's values to a vector as it goes, which C adopts, so that A and P
+     are walked once (else the core runs its numeric phase after the pass, into that vector). */
   const bool fuse = product->api_user;
   std::shared_ptr<const pcluster::LeftAnalysis<PetscInt>> a_analysis;
 
