@@ -581,12 +581,15 @@ SampledRowsOfC sample_rows_of_c(const TripleOperands<I, V, M> &ops, const PtRowS
         if (const I s = slot[static_cast<std::size_t>(i)]; s >= 0) ks[static_cast<std::size_t>(next[static_cast<std::size_t>(s)]++)] = k;
       });
   }
-  Stamps fine(static_cast<std::size_t>(A.ncols)), coarse(static_cast<std::size_t>(m));
-  std::uint32_t *const __restrict fstamp = fine.data();
-  std::uint32_t *const __restrict cstamp = coarse.data();
+  // marks of sampled row s: s + 1; calloc'ed, so that only the pages of the columns the sample
+  // reaches become resident (no zero-filled array of A's columns for a thousand rows)
+  const ZeroedArray<std::uint32_t> fine = make_zeroed_array<std::uint32_t>(static_cast<std::size_t>(A.ncols));
+  const ZeroedArray<std::uint32_t> coarse = make_zeroed_array<std::uint32_t>(static_cast<std::size_t>(m));
+  std::uint32_t *const __restrict fstamp = fine.get();
+  std::uint32_t *const __restrict cstamp = coarse.get();
   std::vector<I> w;
   for (std::size_t s = 0; s < rows.size(); ++s) {
-    const std::uint32_t fnow = fine.next(), cnow = coarse.next();
+    const std::uint32_t fnow = static_cast<std::uint32_t>(s) + 1, cnow = fnow;
     const Count nk = ptr[s + 1] - ptr[s];
     Count flops = 0, row = 0;
     w.clear();
