@@ -852,9 +852,12 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
         }
       }
       c_rowptr[static_cast<std::size_t>(i) + 1] = static_cast<I>(row.size());
-      merged[t] += static_cast<Count>(nk) * static_cast<Count>(row.size());
-      rows_of_c_flops[t] += bound; // (Pt A)(i,:)'s multiply-adds
-      for (I e = 0; e < len; ++e) rows_of_c_flops[t] += P.row_length(wcols[e]); // (Pt A)(i,:) P's
+      if (!plan.by_rows_of_c_) { // the numeric phase's multiply-adds, of the order chosen before the pass
+        merged[t] += static_cast<Count>(nk) * static_cast<Count>(row.size());
+      } else {
+        rows_of_c_flops[t] += bound; // (Pt A)(i,:)'s multiply-adds
+        for (I e = 0; e < len; ++e) rows_of_c_flops[t] += P.row_length(wcols[e]); // (Pt A)(i,:) P's
+      }
       checked_index<I>(out.size(), "nnz(C) of the triple product"); // stop at once past the index type
     }
     bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + row.capacity()) * sizeof(I) + out.bytes() +
