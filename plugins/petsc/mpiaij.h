@@ -75,7 +75,7 @@ struct MatClusterResultAssembly {
   std::vector<PetscInt>    pos_own;          /* otherwise, C position of each entry of R's own rows (diagonal block's values, then off-diagonal's: one array) */
   std::vector<PetscInt>    pos_remote;       /* likewise for the entries of remote's rows (its diagonal block, then off-diagonal block) */
   bool                     own_in_place = false; /* R's own rows have no values: the kernel writes them into C (ResultScatter: */
-  std::vector<PetscInt>    runs_own, pos_irregular;  /* 5 a row, and the places of the rows of C with more entries; pos_own is freed) */
+  std::vector<PetscInt>    runs_own, pos_irregular;  /* 5 a row, and the places of the rows of C with more entries; no pos_own) */
   int                      threads = 0;
 };
 using MatClusterResultScatter = pcluster::ResultScatter<PetscInt, PetscScalar>;

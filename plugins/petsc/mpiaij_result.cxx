@@ -160,7 +160,14 @@ static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const 
     out->assign = true;
     return s.release();
   }
-  out->pos_own.resize((size_t)(m ? R.rowptr[own_row0 + m] - first : 0));
+  /* own_in_place: where the kernel writes R's own rows (pcluster::ResultScatter). A row of C that is
+     R's row (the usual case) takes it in three runs (the off-diagonal entries left of the diagonal
+     block, the block, the rest), so the kernel's updates need no position each; a row with more
+     entries (from other ranks, a forced diagonal) keeps its positions, in pos_irregular. Otherwise
+     every entry of R's own rows has its position (pos_own). */
+  const bool in_place = L.own_in_place;
+  if (in_place) out->runs_own.assign((size_t)m * 5, 0);
+  else out->pos_own.resize((size_t)(m ? R.rowptr[own_row0 + m] - first : 0));
   out->pos_remote.resize((size_t)(rbp ? rbp->d.nnz() + rbp->o.nnz() : 0));
   /* Visits row i's union in increasing global column: f(g, k_own or -1, k_remote or -1) */
   auto merge = [&](PetscInt i, auto &&f) {
@@ -206,58 +213,48 @@ static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const 
     s->oi[i + 1] = no;
   }
   { /* own rows, rows from other ranks and the diagonal: each fits PetscInt, their union need not */
-    pcluster::Count nd = 0, no = 0;
+    pcluster::Count nd = 0, no = 0, irregular = 0;
     for (PetscInt i = 0; i < m; ++i) {
+      const PetscInt own = R.rowptr[own_row0 + i + 1] - R.rowptr[own_row0 + i];
+      if (in_place && s->di[i + 1] + s->oi[i + 1] != own) { /* a row with more entries than R's: its positions from here */
+        out->runs_own[5 * (size_t)i]     = -1;
+        out->runs_own[5 * (size_t)i + 2] = (PetscInt)irregular;
+        irregular += own;
+      }
       nd += s->di[i + 1], no += s->oi[i + 1];
       s->di[i + 1] = pcluster::checked_index<PetscInt>(nd, "nnz of C's diagonal block on this rank");
       s->oi[i + 1] = pcluster::checked_index<PetscInt>(no, "nnz of C's off-diagonal block on this rank");
     }
+    if (in_place) out->pos_irregular.assign((size_t)irregular, 0);
   }
   s->dj.allocate((size_t)s->di[m]);
   s->oj.allocate((size_t)s->oi[m]);
   s->allocate_values();
-  out->assign = !rbp && (PetscInt)out->pos_own.size() == s->di[m] + s->oi[m]; /* then C's rows are R's own rows */
+  out->assign = !rbp && !in_place && (PetscInt)out->pos_own.size() == s->di[m] + s->oi[m]; /* then C's rows are R's own rows */
   if (out->assign) {
     out->pos_own.clear();
     out->pos_own.shrink_to_fit();
   }
+  const PetscInt nnz_d = s->di[m];
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (PetscInt i = 0; i < m; ++i) {
-    PetscInt pd = s->di[i], po = s->oi[i];
+    PetscInt       pd = s->di[i], po = s->oi[i];
+    const PetscInt k0 = R.rowptr[own_row0 + i];
+    PetscInt      *runs = in_place ? out->runs_own.data() + 5 * (size_t)i : nullptr;
+    PetscInt      *pos  = in_place ? (runs[0] < 0 ? out->pos_irregular.data() + runs[2] : nullptr) : out->assign ? nullptr : out->pos_own.data() + (k0 - first);
+    if (runs && runs[0] >= 0) {
+      const PetscInt nleft = (PetscInt)(std::lower_bound(R.colidx.data() + k0, R.colidx.data() + R.rowptr[own_row0 + i + 1], own_col0) - (R.colidx.data() + k0));
+      runs[0] = nleft, runs[1] = nleft + (s->di[i + 1] - pd), runs[2] = nnz_d + po, runs[3] = pd, runs[4] = nnz_d + po + nleft;
+    }
     merge(i, [&](PetscInt g, PetscInt ko, PetscInt kr) {
       PetscInt p;
       if (g >= cstart && g < cend) s->dj[pd] = g - cstart, p = pd++;
-      else s->oj[po] = g, p = s->di[m] + po++;
-      if (ko >= 0 && !out->assign) out->pos_own[ko - first] = p;
+      else s->oj[po] = g, p = nnz_d + po++;
+      if (ko >= 0 && pos) pos[ko - k0] = p;
       if (kr >= 0) out->pos_remote[kr] = p;
     });
   }
   return s.release();
-}
-
-/* own_in_place: where the kernel writes R's own rows (pcluster::ResultScatter): a row of C that is
-   R's row (the usual case) takes it in three runs (the off-diagonal entries left of the diagonal
-   block, the block, the rest), so the kernel's updates need no position each; a row with more
-   entries (from other ranks, a forced diagonal) keeps its positions. pos_own is freed. */
-static void MatClusterOwnRuns(const MatClusterResultLayout &L, const SplitStorage &s, MatClusterResultAssembly *out)
-{
-  const MatClusterCsr &R     = *L.R;
-  const PetscInt       m     = L.rmap->n, first = m ? R.rowptr[L.own_row0] : 0, nnz_d = s.di.back();
-  std::vector<PetscInt> &g   = out->runs_own;
-  g.resize((size_t)m * 5);
-  out->pos_irregular.clear();
-  for (PetscInt i = 0; i < m; ++i) {
-    const PetscInt k0 = R.rowptr[L.own_row0 + i], k1 = R.rowptr[L.own_row0 + i + 1], nd = s.di[i + 1] - s.di[i];
-    PetscInt      *r = g.data() + 5 * (size_t)i;
-    if (k1 - k0 == nd + s.oi[i + 1] - s.oi[i]) {
-      const PetscInt nleft = (PetscInt)(std::lower_bound(R.colidx.data() + k0, R.colidx.data() + k1, L.own_col0) - (R.colidx.data() + k0));
-      r[0] = nleft, r[1] = nleft + nd, r[2] = nnz_d + s.oi[i], r[3] = s.di[i], r[4] = nnz_d + s.oi[i] + nleft;
-    } else {
-      r[0] = -1, r[1] = 0, r[2] = (PetscInt)out->pos_irregular.size(), r[3] = r[4] = 0;
-      out->pos_irregular.insert(out->pos_irregular.end(), out->pos_own.begin() + (k0 - first), out->pos_own.begin() + (k1 - first));
-    }
-  }
-  std::vector<PetscInt>().swap(out->pos_own);
 }
 
 PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterResultLayout &L, MatClusterResultAssembly *out, Mat *T)
@@ -300,7 +297,6 @@ PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterR
   PetscCall(MatClusterCreateOnStorage_Private(
     "MatClusterSplitStorage", st, [&](SplitStorage *s, Mat *t) -> PetscErrorCode { return MatCreateMPIAIJWithSplitArrays(comm, m, n, M, N, s->di.data(), s->dj.data(), s->da(), s->oi.data(), s->oj.data(), s->oa(), t); }, T));
   if (L.own_in_place) { /* zeros: the numeric phase writes the values (st: now T's) */
-    MatClusterCallCXXAllRanks(comm, "assembling C", MatClusterOwnRuns(L, *st, out));
     MatClusterResultScatter s;
     PetscCall(MatClusterResultScatterBegin_Private(*out, *T, &s));
     PetscCall(MatClusterResultScatterEnd_Private(*T, &s));
