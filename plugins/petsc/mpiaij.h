@@ -2,7 +2,7 @@
    Private declarations shared by the MATMPIAIJ product files (product_mpiaij.cxx explains the
    formulations):
      mpiaij_local_rows.cxx  the local pieces of the operands the core's kernels run on
-     mpiaij_result.cxx      the local result put together as C (split arrays, COO for other ranks' rows)
+     mpiaij_result.cxx      the local result put together as C (split arrays; other ranks' rows sent to them)
      product_mpiaij.cxx     the driver: the table's formulation for each product type, both phases
 */
 #pragma once
@@ -68,27 +68,35 @@ struct MatClusterResultLayout {
 /* What the numeric phase needs to put the local result R into C */
 struct MatClusterResultAssembly {
   PetscInt                 own_row0 = 0;     /* R's rows [own_row0, own_row0 + m) are C's rows on this rank */
-  Mat                      remote = nullptr; /* R's other rows, summed onto their owners by PETSc's COO assembly */
-  std::vector<PetscScalar> remote_values;    /* their values, in COO order */
   bool                     assign = false;   /* C's rows are R's own rows (no remote rows, no forced diagonal): copied row by row */
   PetscInt                 own_col0 = 0;     /* R's columns [own_col0, own_col0 + n) are C's diagonal block */
   std::vector<PetscInt>    pos_own;          /* otherwise, C position of each entry of R's own rows (diagonal block's values, then off-diagonal's: one array) */
-  std::vector<PetscInt>    pos_remote;       /* likewise for the entries of remote's rows (its diagonal block, then off-diagonal block) */
   bool                     own_in_place = false; /* R's own rows have no values: the kernel writes them into C (ResultScatter: */
   std::vector<PetscInt>    runs_own, pos_irregular;  /* 5 a row, and the places of the rows of C with more entries; no pos_own) */
+  /* With remote rows: R's other rows go to their owners, and other ranks' rows of C come here,
+     point to point (the ranks found once, by PetscCommBuildTwoSided); each owner adds what it
+     receives in the order of the ranks that sent it */
+  bool                     has_remote = false;
+  MPI_Comm                 comm       = MPI_COMM_NULL;   /* PETSc's inner communicator (PetscCommDuplicate), with its tag */
+  PetscMPIInt              tag        = 0;
+  std::vector<PetscMPIInt> send_ranks, send_counts;      /* owners of R's other rows (increasing), and their entries in R's order */
+  std::vector<PetscMPIInt> recv_ranks, recv_counts;      /* ranks whose entries of C come here (increasing), and how many */
+  std::vector<PetscScalar> remote_values;                /* values of R's other rows, in R's order (sent) */
+  std::vector<PetscInt>    pos_recv;                     /* C position of every entry received, in the order received */
   int                      threads = 0;
 };
+PETSC_INTERN PetscErrorCode MatClusterResultAssemblyDestroy_Private(MatClusterResultAssembly *out);
 using MatClusterResultScatter = pcluster::ResultScatter<PetscInt, PetscScalar>;
 /* Builds T, the MPIAIJ on our arrays holding R (its values; zeros with own_in_place), and `out` to refresh it */
 PETSC_INTERN PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterResultLayout &, MatClusterResultAssembly *out, Mat *T);
-/* C's values from R after a numeric phase: the boundary rows sent (COO), every value put in place
+/* C's values from R after a numeric phase: the boundary rows sent, every value put in place
    (own_in_place: the own rows are, by the kernel: the rows other ranks sent are added) */
 PETSC_INTERN PetscErrorCode MatClusterResultNumeric_Private(MatClusterResultAssembly &out, const MatClusterCsr &R, Mat C);
 /* own_in_place: C's values zeroed and where the kernel's numeric phase puts R's own rows (s: rows, pos
-   and C's arrays, until End) and its other rows (out.remote_values, the COO values sent) */
+   and C's arrays, until End) and its other rows (out.remote_values, the values sent) */
 PETSC_INTERN PetscErrorCode MatClusterResultScatterBegin_Private(MatClusterResultAssembly &out, Mat C, MatClusterResultScatter *s);
 PETSC_INTERN PetscErrorCode MatClusterResultScatterEnd_Private(Mat C, MatClusterResultScatter *s);
-/* R's rows outside [own_row0, own_row0 + m) as COO values, in R's order */
+/* R's rows outside [own_row0, own_row0 + m): their values, in R's order (sent to their owners) */
 PETSC_INTERN void MatClusterRemoteValues_Private(const MatClusterCsr &R, PetscInt own_row0, PetscInt m, std::vector<PetscScalar> &values);
 
 /*

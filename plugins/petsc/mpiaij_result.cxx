@@ -2,11 +2,14 @@
    The local result R of a MATMPIAIJ product put together as C (product_mpiaij.cxx computes R).
 
    The rows of R this rank owns go straight into C's diagonal and off-diagonal arrays; the other rows
-   of R (A^T*B, P^T*A*P: the boundary) go to their owners through an auxiliary MPIAIJ assembled by
-   PETSc's COO interface (MatSetPreallocationCOO / MatSetValuesCOO, which sums entries meeting on one
-   place), whose rows each owner merges into its rows of C. C is built on our arrays without a copy
-   (MatCreateMPIAIJWithSplitArrays), and the symbolic phase records where every value of R and of
-   the remote rows goes, so a numeric phase is a scatter of values.
+   of R (A^T*B, P^T*A*P: the boundary) go to their owners, which merge them into their rows of C. C
+   is built on our arrays without a copy (MatCreateMPIAIJWithSplitArrays), and the symbolic phase
+   records where every value of R and every value received goes, so a numeric phase is a scatter of
+   values. The boundary travels point to point: the symbolic phase sends each entry's global row and
+   column once (the ranks that send to a rank found by PetscCommBuildTwoSided), a numeric phase the
+   values alone, in the same order. PETSc's COO assembly (MatSetPreallocationCOO), used before, kept
+   an auxiliary MPIAIJ of the received rows and its maps: on an R-MAT graph on 2 ranks its symbolic
+   phase was 2/3 of the product's peak.
 */
 #include "mpiaij.h"
 
@@ -68,8 +71,27 @@ static PetscErrorCode MatClusterResultArraysRestore(Mat C, ResultArrays *r)
 }
 } // namespace
 
+/* The values of R's other rows to their owners, and those of this rank's rows of C from the ranks
+   that have some (received: in the order of pos_recv) */
+static PetscErrorCode MatClusterExchangeValues(const MatClusterResultAssembly &out, std::vector<PetscScalar> &received)
+{
+  std::vector<MPI_Request> requests;
+
+  PetscFunctionBegin;
+  MatClusterCallCXXAllRanks(out.comm, "sending the boundary", {
+    received.resize(out.pos_recv.size());
+    requests.resize(out.recv_ranks.size() + out.send_ranks.size());
+  });
+  size_t at = 0, r = 0;
+  for (size_t q = 0; q < out.recv_ranks.size(); at += (size_t)out.recv_counts[q], ++q) PetscCallMPI(MPI_Irecv(received.data() + at, out.recv_counts[q], MPIU_SCALAR, out.recv_ranks[q], out.tag, out.comm, &requests[r++]));
+  at = 0;
+  for (size_t q = 0; q < out.send_ranks.size(); at += (size_t)out.send_counts[q], ++q) PetscCallMPI(MPI_Isend(out.remote_values.data() + at, out.send_counts[q], MPIU_SCALAR, out.send_ranks[q], out.tag, out.comm, &requests[r++]));
+  PetscCallMPI(MPI_Waitall((PetscMPIInt)r, requests.data(), MPI_STATUSES_IGNORE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* C's values from R (its own rows) and, for A^T*B and P^T*A*P, from the rows other ranks sent */
-static PetscErrorCode MatClusterResultValues(const MatClusterResultAssembly &out, const MatClusterCsr &R, Mat C)
+static PetscErrorCode MatClusterResultValues(const MatClusterResultAssembly &out, const MatClusterCsr &R, const std::vector<PetscScalar> &received, Mat C)
 {
   ResultArrays ra;
 
@@ -98,13 +120,8 @@ static PetscErrorCode MatClusterResultValues(const MatClusterResultAssembly &out
 #pragma omp parallel for schedule(static) num_threads(nt)
       for (PetscInt k = 0; k < count; ++k) da[pos[k]] += v[k]; /* positions are distinct; oa follows da */
     }
-    if (out.remote) {
-      MatClusterBlocks rb;
-      PetscCall(MatClusterGetBlocks_Private(out.remote, &rb));
-      const PetscInt  nd = (PetscInt)rb.d.nnz(), nr = (PetscInt)out.pos_remote.size();
-      const PetscInt *pr = out.pos_remote.data();
-      for (PetscInt k = 0; k < nr; ++k) da[pr[k]] += k < nd ? rb.d.values[k] : rb.o.values[k - nd];
-    }
+    const PetscInt *pr = out.pos_recv.data();
+    for (size_t k = 0; k < received.size(); ++k) da[pr[k]] += received[k]; /* in order: ranks' entries may meet */
   }
   PetscCall(MatClusterResultArraysRestore(C, &ra));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -118,25 +135,30 @@ void MatClusterRemoteValues_Private(const MatClusterCsr &R, PetscInt own_row0, P
   std::copy(R.values.begin() + hi, R.values.begin() + nnz, values.begin() + lo);
 }
 
+/* The entries of this rank's rows of C that other ranks sent (global row and column), by row, each
+   row's by column (ties: in the order received), with the index of each in that order */
+struct ReceivedEntries {
+  std::vector<PetscInt>                          rowptr;  /* this rank's rows of C */
+  std::vector<std::pair<PetscInt, PetscInt>>     entries; /* (global column, index received) */
+};
+
 /*
-   This rank's rows of C: R's own rows, the rows other ranks sent (rbp: the remote matrix's blocks,
-   or NULL) and forced diagonal entries, merged in increasing global column order into split arrays
-   (diagonal block columns local, the others global), and where every value goes (out->pos_*).
+   This rank's rows of C: R's own rows, the entries other ranks sent (rcv: or NULL) and forced
+   diagonal entries, merged in increasing global column order into split arrays (diagonal block
+   columns local, the others global), and where every value goes (out->pos_*).
 */
-static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const MatClusterBlocks *rbp, MatClusterResultAssembly *out)
+static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const ReceivedEntries *rcv, MatClusterResultAssembly *out)
 {
-  static const MatClusterBlocks none;
-  const MatClusterBlocks       &rb = rbp ? *rbp : none;
   const MatClusterCsr          &R  = *L.R;
   const std::vector<PetscInt>  &col_global = *L.col_global;
   const PetscInt                own_row0 = L.own_row0, own_col0 = L.own_col0, m = L.rmap->n, rstart = L.rmap->rstart, cstart = L.cmap->rstart, cend = L.cmap->rend, N = L.cmap->N;
   std::unique_ptr<SplitStorage> s(new SplitStorage);
   const PetscInt                first     = m ? R.rowptr[own_row0] : 0;
-  const PetscInt                nd_remote = rbp ? (PetscInt)rbp->d.nnz() : 0;
-  const int                     nt        = pcluster::threads_for_work(R.nnz() + (rbp ? rbp->d.nnz() + rbp->o.nnz() : 0), L.threads);
+  const PetscInt                nreceived = rcv ? (PetscInt)rcv->entries.size() : 0;
+  const int                     nt        = pcluster::threads_for_work(R.nnz() + nreceived, L.threads);
   s->di.assign((size_t)m + 1, 0);
   s->oi.assign((size_t)m + 1, 0);
-  if (!rbp && !L.force_diagonal) { /* C's rows are R's own rows (A*B-like): each split at the diagonal block */
+  if (!rcv && !L.force_diagonal) { /* C's rows are R's own rows (A*B-like): each split at the diagonal block */
     const PetscInt *cols = R.colidx.data(), c0 = own_col0, c1 = own_col0 + (cend - cstart);
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (PetscInt i = 0; i < m; ++i) {
@@ -168,47 +190,31 @@ static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const 
   const bool in_place = L.own_in_place;
   if (in_place) out->runs_own.assign((size_t)m * 5, 0);
   else out->pos_own.resize((size_t)(m ? R.rowptr[own_row0 + m] - first : 0));
-  out->pos_remote.resize((size_t)(rbp ? rbp->d.nnz() + rbp->o.nnz() : 0));
-  /* Visits row i's union in increasing global column: f(g, k_own or -1, k_remote or -1) */
+  out->pos_recv.resize((size_t)nreceived);
+  /* Visits row i's union in increasing global column: f(g, k_own or -1, [t0, t1): the entries received there) */
   auto merge = [&](PetscInt i, auto &&f) {
-    PetscInt k = R.rowptr[own_row0 + i], kend = R.rowptr[own_row0 + i + 1];
-    PetscInt q = 0, qend = 0, t = 0, tend = 0, q2 = 0; /* remote: o-left [q, q2), d [t, tend), o-right [q2, qend) */
-    if (rbp) {
-      q = rb.o.rowptr[i], qend = rb.o.rowptr[i + 1], t = rb.d.rowptr[i], tend = rb.d.rowptr[i + 1];
-      for (q2 = q; q2 < qend && rb.o.colidx[q2] < rb.nlow; ++q2) { }
-    }
-    const PetscInt diag        = L.force_diagonal && rstart + i < N ? rstart + i : -1;
-    bool           diag_done   = diag < 0;
-    auto           next_remote = [&](PetscInt *g, PetscInt *pos) {
-      if (q < q2) *g = rb.garray[rb.o.colidx[q]], *pos = nd_remote + q;
-      else if (t < tend) *g = cstart + rb.d.colidx[t], *pos = t;
-      else if (q < qend) *g = rb.garray[rb.o.colidx[q]], *pos = nd_remote + q;
-      else return false;
-      return true;
-    };
-    auto advance_remote = [&]() {
-      if (q < q2) ++q;
-      else if (t < tend) ++t;
-      else ++q;
-    };
+    PetscInt       k = R.rowptr[own_row0 + i], kend = R.rowptr[own_row0 + i + 1];
+    PetscInt       t = rcv ? rcv->rowptr[i] : 0;
+    const PetscInt tend = rcv ? rcv->rowptr[i + 1] : 0;
+    const PetscInt diag      = L.force_diagonal && rstart + i < N ? rstart + i : -1;
+    bool           diag_done = diag < 0;
     for (;;) {
-      PetscInt   gr = PETSC_MAX_INT, pr = -1, go = PETSC_MAX_INT;
-      const bool have_r = next_remote(&gr, &pr);
-      if (k < kend) go = col_global[R.colidx[k]];
-      PetscInt g = std::min(go, gr);
+      const PetscInt go = k < kend ? col_global[R.colidx[k]] : PETSC_MAX_INT;
+      const PetscInt gr = t < tend ? rcv->entries[t].first : PETSC_MAX_INT;
+      PetscInt       g  = std::min(go, gr);
       if (!diag_done && diag <= g) g = diag;
       if (g == PETSC_MAX_INT) break;
       const PetscInt ko = go == g ? k++ : -1;
-      const PetscInt kr = have_r && gr == g ? pr : -1;
-      if (kr >= 0) advance_remote();
+      const PetscInt t0 = t;
+      while (t < tend && rcv->entries[t].first == g) ++t;
       if (!diag_done && diag == g) diag_done = true;
-      f(g, ko, kr);
+      f(g, ko, t0, t);
     }
   };
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (PetscInt i = 0; i < m; ++i) {
     PetscInt nd = 0, no = 0;
-    merge(i, [&](PetscInt g, PetscInt, PetscInt) { (g >= cstart && g < cend ? nd : no)++; });
+    merge(i, [&](PetscInt g, PetscInt, PetscInt, PetscInt) { (g >= cstart && g < cend ? nd : no)++; });
     s->di[i + 1] = nd;
     s->oi[i + 1] = no;
   }
@@ -230,7 +236,7 @@ static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const 
   s->dj.allocate((size_t)s->di[m]);
   s->oj.allocate((size_t)s->oi[m]);
   s->allocate_values();
-  out->assign = !rbp && !in_place && (PetscInt)out->pos_own.size() == s->di[m] + s->oi[m]; /* then C's rows are R's own rows */
+  out->assign = !rcv && !in_place && (PetscInt)out->pos_own.size() == s->di[m] + s->oi[m]; /* then C's rows are R's own rows */
   if (out->assign) {
     out->pos_own.clear();
     out->pos_own.shrink_to_fit();
@@ -246,52 +252,122 @@ static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const 
       const PetscInt nleft = (PetscInt)(std::lower_bound(R.colidx.data() + k0, R.colidx.data() + R.rowptr[own_row0 + i + 1], own_col0) - (R.colidx.data() + k0));
       runs[0] = nleft, runs[1] = nleft + (s->di[i + 1] - pd), runs[2] = nnz_d + po, runs[3] = pd, runs[4] = nnz_d + po + nleft;
     }
-    merge(i, [&](PetscInt g, PetscInt ko, PetscInt kr) {
+    merge(i, [&](PetscInt g, PetscInt ko, PetscInt t0, PetscInt t1) {
       PetscInt p;
       if (g >= cstart && g < cend) s->dj[pd] = g - cstart, p = pd++;
       else s->oj[po] = g, p = nnz_d + po++;
       if (ko >= 0 && pos) pos[ko - k0] = p;
-      if (kr >= 0) out->pos_remote[kr] = p;
+      for (PetscInt t = t0; t < t1; ++t) out->pos_recv[(size_t)rcv->entries[t].second] = p;
     });
   }
   return s.release();
+}
+
+/* R's other rows to their owners, each entry as its global row and column (out: the ranks, the
+   counts and the communicator the values take later; the values' vector sized); rcv: what this
+   rank received, by row and column */
+static PetscErrorCode MatClusterExchangePattern(MPI_Comm comm, const MatClusterResultLayout &L, MatClusterResultAssembly *out, ReceivedEntries *rcv)
+{
+  const MatClusterCsr     &R = *L.R;
+  const PetscInt           m = L.rmap->n, rstart = L.rmap->rstart;
+  std::vector<PetscInt>    sent, arrived; /* (global row, global column) of each entry */
+  std::vector<MPI_Request> requests;
+  PetscMPIInt              nfrom = 0, *from_ranks = NULL, *from_counts = NULL;
+
+  PetscFunctionBegin;
+  if (out->comm != MPI_COMM_NULL) PetscCall(PetscCommDestroy(&out->comm));
+  PetscCall(PetscCommDuplicate(comm, &out->comm, &out->tag));
+  MatClusterCallCXXAllRanks(comm, "sending the boundary", {
+    const std::vector<PetscInt> &col_global = *L.col_global;
+    const PetscInt              *range      = L.rmap->range;
+    pcluster::Count              nsent = 0, to_owner = 0;
+    PetscMPIInt                  owner = 0;
+    out->send_ranks.clear();
+    out->send_counts.clear();
+    for (PetscInt i = 0; i < R.nrows; ++i) {
+      if (i == L.own_row0) i += m;
+      if (i >= R.nrows) break;
+      const PetscInt g = L.row_global[i];
+      if (R.rowptr[i + 1] == R.rowptr[i]) continue;
+      while (g >= range[owner + 1]) ++owner; /* R's rows increase, so do their owners */
+      if (out->send_ranks.empty() || out->send_ranks.back() != owner) {
+        out->send_ranks.push_back(owner);
+        out->send_counts.push_back(0);
+        to_owner = 0;
+      }
+      to_owner += R.rowptr[i + 1] - R.rowptr[i];
+      out->send_counts.back() = pcluster::checked_index<PetscMPIInt>(2 * to_owner, "entries of C sent to one rank (twice)") / 2;
+      nsent += R.rowptr[i + 1] - R.rowptr[i];
+    }
+    sent.reserve(2 * (size_t)nsent);
+    for (PetscInt i = 0; i < R.nrows; ++i) {
+      if (i == L.own_row0) i += m;
+      if (i >= R.nrows) break;
+      for (PetscInt k = R.rowptr[i]; k < R.rowptr[i + 1]; ++k) {
+        sent.push_back(L.row_global[i]);
+        sent.push_back(col_global[R.colidx[k]]);
+      }
+    }
+    out->remote_values.assign((size_t)nsent, 0);
+  });
+  PetscCall(PetscCommBuildTwoSided(comm, 1, MPI_INT, (PetscMPIInt)out->send_ranks.size(), out->send_ranks.data(), out->send_counts.data(), &nfrom, &from_ranks, &from_counts));
+  size_t nreceived = 0;
+  MatClusterCallCXXAllRanks(comm, "sending the boundary", {
+    std::vector<std::pair<PetscMPIInt, PetscMPIInt>> from((size_t)nfrom);
+    for (PetscMPIInt q = 0; q < nfrom; ++q) from[(size_t)q] = {from_ranks[q], from_counts[q]};
+    std::sort(from.begin(), from.end()); /* the order every numeric phase adds them in */
+    out->recv_ranks.resize(from.size());
+    out->recv_counts.resize(from.size());
+    for (size_t q = 0; q < from.size(); ++q) {
+      out->recv_ranks[q]  = from[q].first;
+      out->recv_counts[q] = from[q].second;
+      nreceived += (size_t)from[q].second;
+    }
+    arrived.resize(2 * nreceived);
+    requests.resize(from.size() + out->send_ranks.size());
+  });
+  PetscCall(PetscFree(from_ranks));
+  PetscCall(PetscFree(from_counts));
+  size_t at = 0, r = 0;
+  for (size_t q = 0; q < out->recv_ranks.size(); at += 2 * (size_t)out->recv_counts[q], ++q) PetscCallMPI(MPI_Irecv(arrived.data() + at, 2 * out->recv_counts[q], MPIU_INT, out->recv_ranks[q], out->tag, out->comm, &requests[r++]));
+  at = 0;
+  for (size_t q = 0; q < out->send_ranks.size(); at += 2 * (size_t)out->send_counts[q], ++q) PetscCallMPI(MPI_Isend(sent.data() + at, 2 * out->send_counts[q], MPIU_INT, out->send_ranks[q], out->tag, out->comm, &requests[r++]));
+  PetscCallMPI(MPI_Waitall((PetscMPIInt)r, requests.data(), MPI_STATUSES_IGNORE));
+  MatClusterCallCXXAllRanks(comm, "sending the boundary", {
+    std::vector<PetscInt>().swap(sent);
+    rcv->rowptr.assign((size_t)m + 1, 0);
+    for (size_t e = 0; e < nreceived; ++e) {
+      const PetscInt i = arrived[2 * e] - rstart;
+      if (i < 0 || i >= m) throw std::logic_error("an entry of C sent to a rank that does not own its row");
+      ++rcv->rowptr[(size_t)i + 1];
+    }
+    for (PetscInt i = 0; i < m; ++i) rcv->rowptr[(size_t)i + 1] += rcv->rowptr[(size_t)i];
+    std::vector<PetscInt> next(rcv->rowptr.begin(), rcv->rowptr.end() - 1);
+    rcv->entries.resize(nreceived);
+    for (size_t e = 0; e < nreceived; ++e) rcv->entries[(size_t)next[(size_t)(arrived[2 * e] - rstart)]++] = {arrived[2 * e + 1], (PetscInt)e};
+    std::vector<PetscInt>().swap(arrived);
+    for (PetscInt i = 0; i < m; ++i) std::sort(rcv->entries.begin() + rcv->rowptr[(size_t)i], rcv->entries.begin() + rcv->rowptr[(size_t)i + 1]);
+  });
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterResultLayout &L, MatClusterResultAssembly *out, Mat *T)
 {
   const MatClusterCsr &R = *L.R;
   const PetscInt       m = L.rmap->n, M = L.rmap->N, n = L.cmap->n, N = L.cmap->N;
-  MatClusterBlocks     rb;
+  ReceivedEntries      rcv;
   SplitStorage        *st = NULL;
 
   PetscFunctionBegin;
-  out->own_row0 = L.own_row0;
-  out->threads  = L.threads;
-
-  if (L.has_remote) { /* R's rows owned by other ranks: PETSc's COO assembly sums them on their owners */
-    std::vector<PetscInt> ci, cj;
-    MatClusterCallCXXAllRanks(comm, "assembling C", {
-      for (PetscInt i = 0; i < R.nrows; ++i) {
-        if (i == L.own_row0) i += m;
-        if (i >= R.nrows) break;
-        for (PetscInt k = R.rowptr[i]; k < R.rowptr[i + 1]; ++k) {
-          ci.push_back(L.row_global[i]);
-          cj.push_back((*L.col_global)[R.colidx[k]]);
-        }
-      }
-      if (L.own_in_place) out->remote_values.assign(ci.size(), 0); /* the numeric phase writes them */
-      else MatClusterRemoteValues_Private(R, L.own_row0, m, out->remote_values);
-    });
-    PetscCall(MatCreate(comm, &out->remote));
-    PetscCall(MatSetSizes(out->remote, m, n, M, N));
-    PetscCall(MatSetType(out->remote, MATMPIAIJ));
-    PetscCall(MatSetPreallocationCOO(out->remote, (PetscCount)ci.size(), ci.data(), cj.data()));
-    PetscCall(MatSetValuesCOO(out->remote, out->remote_values.data(), INSERT_VALUES));
-    PetscCall(MatClusterGetBlocks_Private(out->remote, &rb));
-  }
-
-  PetscCheck(!L.own_in_place || L.has_remote, comm, PETSC_ERR_PLIB, "petsc-cluster: values in place need the remote rows' assembly");
-  MatClusterCallCXXAllRanks(comm, "assembling C", st = MatClusterMergeRows(L, L.has_remote ? &rb : nullptr, out));
+  out->own_row0   = L.own_row0;
+  out->threads    = L.threads;
+  out->has_remote = L.has_remote;
+  if (L.has_remote) PetscCall(MatClusterExchangePattern(comm, L, out, &rcv));
+  PetscCheck(!L.own_in_place || L.has_remote, comm, PETSC_ERR_PLIB, "petsc-cluster: values in place need the remote rows' exchange");
+  MatClusterCallCXXAllRanks(comm, "assembling C", {
+    st  = MatClusterMergeRows(L, L.has_remote ? &rcv : nullptr, out);
+    rcv = ReceivedEntries();
+  });
   out->own_col0     = L.own_col0;
   out->own_in_place = L.own_in_place; /* pos_own made: has_remote, so C's rows are not R's (assign false) */
   PetscCall(MatClusterCreateOnStorage_Private(
@@ -300,19 +376,31 @@ PetscErrorCode MatClusterResultSymbolic_Private(MPI_Comm comm, const MatClusterR
     MatClusterResultScatter s;
     PetscCall(MatClusterResultScatterBegin_Private(*out, *T, &s));
     PetscCall(MatClusterResultScatterEnd_Private(*T, &s));
-  } else PetscCall(MatClusterResultValues(*out, R, *T));
-  PetscCall(MatAssemblyBegin(*T, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*T, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(*T, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*T, MAT_FINAL_ASSEMBLY));
+  } else {
+    if (L.has_remote) MatClusterCallCXXAllRanks(comm, "assembling C", MatClusterRemoteValues_Private(R, L.own_row0, m, out->remote_values));
+    PetscCall(MatClusterResultNumeric_Private(*out, R, *T));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatClusterResultNumeric_Private(MatClusterResultAssembly &out, const MatClusterCsr &R, Mat C)
 {
+  std::vector<PetscScalar> received;
+
   PetscFunctionBegin;
-  if (out.remote) PetscCall(MatSetValuesCOO(out.remote, out.remote_values.data(), INSERT_VALUES));
-  PetscCall(MatClusterResultValues(out, R, C));
+  if (out.has_remote) PetscCall(MatClusterExchangeValues(out, received));
+  PetscCall(MatClusterResultValues(out, R, received, C));
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatClusterResultAssemblyDestroy_Private(MatClusterResultAssembly *out)
+{
+  PetscFunctionBegin;
+  if (out->comm != MPI_COMM_NULL) PetscCall(PetscCommDestroy(&out->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,7 +1,8 @@
 /*
    Every MatProduct type for MATMPIAIJ operands. Each rank runs the core's kernels (row-wise or
    cluster-wise, with its OpenMP threads) on local pieces of the operands and puts its part of C
-   together; PETSc's public MPI routines do all the communication (petsc.md §5). The table in
+   together; PETSc's public routines fetch the operands' rows (petsc.md §5), and the result's rows
+   that other ranks own go to them point to point (mpiaij_result.cxx). The table in
    product_types.cxx gives each type's formulation: the operand X whose rows the A*X local product
    takes (B; B^T from MatTranspose, as PETSc's own MPI algorithms do; or B*C, an MPIAIJ made by the
    A*B path, kept in data->inner), and the local products:
@@ -22,11 +23,11 @@
    off-diagonal blocks, and only the fetched rows of X are copied, so no local copy of A or P is
    kept; and R keeps its pattern only: the kernel writes the values of R's own rows straight into
    C's arrays (in runs: a row's entries left of the diagonal block, the block, the rest; positions
-   for rows that other ranks add entries to) and those of its other rows into the COO values sent
+   for rows that other ranks add entries to) and those of its other rows into the values sent
    to their owners. Measured, p7 n=80 and e27 n=24 on 2 ranks: 95 -> 42 and 54 -> 25 MB a rank at
    the peak (allatonce 39 and 20), for 11-20% more time (the kernel reads two blocks a row). The
    stored form (named cluster schemes, reorderings) runs on copies. R's rows that other ranks own
-   (kLocalAtB, kLocalPtAP) reach them through PETSc's COO assembly (mpiaij_result.cxx).
+   (kLocalAtB, kLocalPtAP) are sent to them point to point (mpiaij_result.cxx).
 
    MAT_REUSE_MATRIX: the pieces' values are refreshed (copies) or read again (pieced views), the
    core's numeric phases rerun (plans, clusters and orderings kept), and the saved positions or
@@ -108,7 +109,7 @@ static PetscErrorCode MatProductClusterMPIDestroy(MatProductCluster_MPIAIJ *d)
   PetscCall(MatDestroy(&d->aux));
   PetscCall(MatClusterLocalRowsDestroy_Private(&d->a));
   PetscCall(MatClusterLocalRowsDestroy_Private(&d->right));
-  PetscCall(MatDestroy(&d->out.remote));
+  PetscCall(MatClusterResultAssemblyDestroy_Private(&d->out));
   delete d;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -184,7 +185,7 @@ static PetscErrorCode MatClusterRightOperand(MatProductCluster_MPIAIJ *d, const 
 }
 
 /* Pieced PtAP: the local product's numeric phase, its own rows' values written straight into C's
-   (out's) arrays, the others' into the COO values sent to their owners */
+   (out's) arrays, the others' into the values sent to their owners */
 static PetscErrorCode MatClusterPiecedNumeric(MatProductCluster_MPIAIJ *d, Mat A, Mat X, Mat out)
 {
   MPI_Comm                          comm = PetscObjectComm((PetscObject)A);
@@ -324,7 +325,7 @@ static PetscErrorCode MatClusterMPIProductNumeric(MatProductCluster_MPIAIJ *d, c
   MatClusterCallCXXAllRanks(comm, "numeric phase", {
     if (d->has_ab()) d->ab_plan.numeric(d->ab_operands(), d->ab.view(), d->ab.values.data());
     if (d->has_at() && !d->pieced) d->at_plan.numeric(d->at_operands(), d->at.view(), d->at.values.data());
-    if (d->out.remote && !d->pieced) MatClusterRemoteValues_Private(R, d->out.own_row0, out->rmap->n, d->out.remote_values);
+    if (d->out.has_remote && !d->pieced) MatClusterRemoteValues_Private(R, d->out.own_row0, out->rmap->n, d->out.remote_values);
   });
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)((d->has_ab() ? d->ab_plan.flops() : 0) + (d->has_at() ? d->at_plan.flops() : 0))));
   PetscCall(PetscLogEventEnd(MAT_ClusterNum, A, B, out, 0));
