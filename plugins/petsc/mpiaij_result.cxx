@@ -14,6 +14,8 @@
 #include "mpiaij.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <utility>
 
 namespace
 {
@@ -138,8 +140,8 @@ void MatClusterRemoteValues_Private(const MatClusterCsr &R, PetscInt own_row0, P
 /* The entries of this rank's rows of C that other ranks sent (global row and column), by row, each
    row's by column (ties: in the order received), with the index of each in that order */
 struct ReceivedEntries {
-  std::vector<PetscInt>                          rowptr;  /* this rank's rows of C */
-  std::vector<std::pair<PetscInt, PetscInt>>     entries; /* (global column, index received) */
+  std::vector<PetscInt>                      rowptr;  /* this rank's rows of C */
+  std::vector<std::pair<PetscInt, PetscInt>> entries; /* (global column, index received) */
 };
 
 /*
@@ -323,6 +325,7 @@ static PetscErrorCode MatClusterExchangePattern(MPI_Comm comm, const MatClusterR
       out->recv_counts[q] = from[q].second;
       nreceived += (size_t)from[q].second;
     }
+    pcluster::checked_index<PetscInt>((pcluster::Count)nreceived, "entries of C received from other ranks"); /* numbered by PetscInt below */
     arrived.resize(2 * nreceived);
     requests.resize(from.size() + out->send_ranks.size());
   });
