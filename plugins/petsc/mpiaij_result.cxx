@@ -73,22 +73,31 @@ static PetscErrorCode MatClusterResultArraysRestore(Mat C, ResultArrays *r)
 }
 } // namespace
 
-/* The values of R's other rows to their owners, and those of this rank's rows of C from the ranks
-   that have some (received: in the order of pos_recv) */
-static PetscErrorCode MatClusterExchangeValues(const MatClusterResultAssembly &out, std::vector<PetscScalar> &received)
+/* The boundary's exchange, in the ranks and counts the symbolic phase found: send_counts[q] entries
+   of `sent` to send_ranks[q], in that order, and recv_counts[q] entries from recv_ranks[q] into
+   `received`, in that order; width values of `type` an entry */
+template <class T>
+static PetscErrorCode MatClusterExchange(const MatClusterResultAssembly &out, MPI_Datatype type, PetscMPIInt width, const T *sent, T *received)
 {
   std::vector<MPI_Request> requests;
 
   PetscFunctionBegin;
-  MatClusterCallCXXAllRanks(out.comm, "sending the boundary", {
-    received.resize(out.pos_recv.size());
-    requests.resize(out.recv_ranks.size() + out.send_ranks.size());
-  });
+  MatClusterCallCXXAllRanks(out.comm, "sending the boundary", requests.resize(out.recv_ranks.size() + out.send_ranks.size()));
   size_t at = 0, r = 0;
-  for (size_t q = 0; q < out.recv_ranks.size(); at += (size_t)out.recv_counts[q], ++q) PetscCallMPI(MPI_Irecv(received.data() + at, out.recv_counts[q], MPIU_SCALAR, out.recv_ranks[q], out.tag, out.comm, &requests[r++]));
+  for (size_t q = 0; q < out.recv_ranks.size(); at += (size_t)width * out.recv_counts[q], ++q) PetscCallMPI(MPI_Irecv(received + at, width * out.recv_counts[q], type, out.recv_ranks[q], out.tag, out.comm, &requests[r++]));
   at = 0;
-  for (size_t q = 0; q < out.send_ranks.size(); at += (size_t)out.send_counts[q], ++q) PetscCallMPI(MPI_Isend(out.remote_values.data() + at, out.send_counts[q], MPIU_SCALAR, out.send_ranks[q], out.tag, out.comm, &requests[r++]));
+  for (size_t q = 0; q < out.send_ranks.size(); at += (size_t)width * out.send_counts[q], ++q) PetscCallMPI(MPI_Isend(sent + at, width * out.send_counts[q], type, out.send_ranks[q], out.tag, out.comm, &requests[r++]));
   PetscCallMPI(MPI_Waitall((PetscMPIInt)r, requests.data(), MPI_STATUSES_IGNORE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The values of R's other rows to their owners, and those of this rank's rows of C from the ranks
+   that have some (received: in the order of pos_recv) */
+static PetscErrorCode MatClusterExchangeValues(const MatClusterResultAssembly &out, std::vector<PetscScalar> &received)
+{
+  PetscFunctionBegin;
+  MatClusterCallCXXAllRanks(out.comm, "sending the boundary", received.resize(out.pos_recv.size()));
+  PetscCall(MatClusterExchange(out, MPIU_SCALAR, 1, out.remote_values.data(), received.data()));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -270,11 +279,10 @@ static SplitStorage *MatClusterMergeRows(const MatClusterResultLayout &L, const 
    rank received, by row and column */
 static PetscErrorCode MatClusterExchangePattern(MPI_Comm comm, const MatClusterResultLayout &L, MatClusterResultAssembly *out, ReceivedEntries *rcv)
 {
-  const MatClusterCsr     &R = *L.R;
-  const PetscInt           m = L.rmap->n, rstart = L.rmap->rstart;
-  std::vector<PetscInt>    sent, arrived; /* (global row, global column) of each entry */
-  std::vector<MPI_Request> requests;
-  PetscMPIInt              nfrom = 0, *from_ranks = NULL, *from_counts = NULL;
+  const MatClusterCsr  &R = *L.R;
+  const PetscInt        m = L.rmap->n, rstart = L.rmap->rstart;
+  std::vector<PetscInt> sent, arrived; /* (global row, global column) of each entry */
+  PetscMPIInt           nfrom = 0, *from_ranks = NULL, *from_counts = NULL;
 
   PetscFunctionBegin;
   if (out->comm != MPI_COMM_NULL) PetscCall(PetscCommDestroy(&out->comm));
@@ -282,15 +290,17 @@ static PetscErrorCode MatClusterExchangePattern(MPI_Comm comm, const MatClusterR
   MatClusterCallCXXAllRanks(comm, "sending the boundary", {
     const std::vector<PetscInt> &col_global = *L.col_global;
     const PetscInt              *range      = L.rmap->range;
-    pcluster::Count              nsent = 0, to_owner = 0;
-    PetscMPIInt                  owner = 0;
+    const pcluster::Count        nsent      = R.nnz() - (m ? R.rowptr[L.own_row0 + m] - R.rowptr[L.own_row0] : 0); /* R's other rows' entries */
+    pcluster::Count              to_owner   = 0;
+    PetscMPIInt                  owner      = 0;
     out->send_ranks.clear();
     out->send_counts.clear();
+    sent.reserve(2 * (size_t)nsent);
     for (PetscInt i = 0; i < R.nrows; ++i) {
       if (i == L.own_row0) i += m;
       if (i >= R.nrows) break;
-      const PetscInt g = L.row_global[i];
       if (R.rowptr[i + 1] == R.rowptr[i]) continue;
+      const PetscInt g = L.row_global[i];
       while (g >= range[owner + 1]) ++owner; /* R's rows increase, so do their owners */
       if (out->send_ranks.empty() || out->send_ranks.back() != owner) {
         out->send_ranks.push_back(owner);
@@ -299,14 +309,8 @@ static PetscErrorCode MatClusterExchangePattern(MPI_Comm comm, const MatClusterR
       }
       to_owner += R.rowptr[i + 1] - R.rowptr[i];
       out->send_counts.back() = pcluster::checked_index<PetscMPIInt>(2 * to_owner, "entries of C sent to one rank (twice)") / 2;
-      nsent += R.rowptr[i + 1] - R.rowptr[i];
-    }
-    sent.reserve(2 * (size_t)nsent);
-    for (PetscInt i = 0; i < R.nrows; ++i) {
-      if (i == L.own_row0) i += m;
-      if (i >= R.nrows) break;
       for (PetscInt k = R.rowptr[i]; k < R.rowptr[i + 1]; ++k) {
-        sent.push_back(L.row_global[i]);
+        sent.push_back(g);
         sent.push_back(col_global[R.colidx[k]]);
       }
     }
@@ -327,15 +331,10 @@ static PetscErrorCode MatClusterExchangePattern(MPI_Comm comm, const MatClusterR
     }
     pcluster::checked_index<PetscInt>((pcluster::Count)nreceived, "entries of C received from other ranks"); /* numbered by PetscInt below */
     arrived.resize(2 * nreceived);
-    requests.resize(from.size() + out->send_ranks.size());
   });
   PetscCall(PetscFree(from_ranks));
   PetscCall(PetscFree(from_counts));
-  size_t at = 0, r = 0;
-  for (size_t q = 0; q < out->recv_ranks.size(); at += 2 * (size_t)out->recv_counts[q], ++q) PetscCallMPI(MPI_Irecv(arrived.data() + at, 2 * out->recv_counts[q], MPIU_INT, out->recv_ranks[q], out->tag, out->comm, &requests[r++]));
-  at = 0;
-  for (size_t q = 0; q < out->send_ranks.size(); at += 2 * (size_t)out->send_counts[q], ++q) PetscCallMPI(MPI_Isend(sent.data() + at, 2 * out->send_counts[q], MPIU_INT, out->send_ranks[q], out->tag, out->comm, &requests[r++]));
-  PetscCallMPI(MPI_Waitall((PetscMPIInt)r, requests.data(), MPI_STATUSES_IGNORE));
+  PetscCall(MatClusterExchange(*out, MPIU_INT, 2, sent.data(), arrived.data()));
   MatClusterCallCXXAllRanks(comm, "sending the boundary", {
     std::vector<PetscInt>().swap(sent);
     rcv->rowptr.assign((size_t)m + 1, 0);
