@@ -770,6 +770,16 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
     c_values->clear();
     c_values->reserve(static_cast<std::size_t>(sample.c_nnz + sample.c_nnz / 4 + 1024));
   }
+  // C's columns likewise, on one thread where nnz(C) was sampled. Staged and then copied into
+  // c_colidx, they were held twice at the end (the staging's blocks, freed as copied, stay in the
+  // heap): the peak of PCGAMG's 1-process set-up on a 7-point Poisson grid, +1.5 MB in the
+  // coarsener's PtAP of the graph, and 297 against 223 MB for one R-MAT PtAP
+  // (docs/results/investigations_2026-12-06.txt). Several threads stage theirs, as for the values.
+  const bool direct_cols = nt == 1 && sample.c_nnz > 0;
+  if (direct_cols) {
+    c_colidx.clear();
+    c_colidx.reserve(static_cast<std::size_t>(sample.c_nnz + sample.c_nnz / 4 + 1024));
+  }
   const bool operand_values = has_values(A) && has_values(P);
   std::vector<Count> bytes(static_cast<std::size_t>(nt), 0), merged(static_cast<std::size_t>(nt), 0), rows_of_c_flops(static_cast<std::size_t>(nt), 0);
   RegionErrors errors;
@@ -843,7 +853,8 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
         wcols = w.data();
       }
       if (sorted) coarse.sort_marked(row);
-      out.append(row);
+      if (direct_cols) c_colidx.insert(c_colidx.end(), row.begin(), row.end());
+      else out.append(row);
       if (with_values) { // gathered in C's order, the sums zeroed for the next row
         V *const __restrict cacc = values_ws->cacc.get();
         for (const I c : row) {
@@ -858,7 +869,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
         rows_of_c_flops[t] += bound; // (Pt A)(i,:)'s multiply-adds
         for (I e = 0; e < len; ++e) rows_of_c_flops[t] += P.row_length(wcols[e]); // (Pt A)(i,:) P's
       }
-      checked_index<I>(out.size(), "nnz(C) of the triple product"); // stop at once past the index type
+      checked_index<I>(direct_cols ? static_cast<Count>(c_colidx.size()) : out.size(), "nnz(C) of the triple product"); // stop at once past the index type
     }
     bytes[t] = static_cast<Count>(fine.bytes() + coarse.bytes() + (w.capacity() + row.capacity()) * sizeof(I) + out.bytes() +
                                   (with_values ? values_ws->bytes(A.ncols, m) : 0) + (blocks ? blocks->bytes() : 0));
@@ -873,9 +884,11 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   plan.flops_ = plan.by_rows_of_c_ ? std::accumulate(rows_of_c_flops.begin(), rows_of_c_flops.end(), Count(0))
                                    : std::accumulate(merged.begin(), merged.end(), Count(0)) + ap_flops; // rows of A: A*P's, then into C's rows
   stats = PtRowStats<I>(); // freed before C's columns are allocated
-  c_colidx.resize(static_cast<std::size_t>(nnz));
+  if (!direct_cols) {
+    c_colidx.resize(static_cast<std::size_t>(nnz));
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
-  for (int t = 0; t < nt; ++t) cols[t].move_to(c_colidx.data() + c_rowptr[rows[t]]);
+    for (int t = 0; t < nt; ++t) cols[t].move_to(c_colidx.data() + c_rowptr[rows[t]]);
+  }
   for (int t = 0; t < nt; ++t) plan.workspace_thread_bytes_ = std::max(plan.workspace_thread_bytes_, bytes[t]);
   return plan;
 }
