@@ -766,9 +766,10 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   if (c_values && given_pt && !Pt.values) throw std::invalid_argument("the fused triple product's symbolic phase forms values with P^T's values only, where P^T is given");
   const bool with_values = values_by_rows_of_c && plan.by_rows_of_c_;
   plan.values_formed_ = with_values;
+  const std::size_t c_room = static_cast<std::size_t>(sample.c_nnz + sample.c_nnz / 4 + 1024);
   if (with_values) {
     c_values->clear();
-    c_values->reserve(static_cast<std::size_t>(sample.c_nnz + sample.c_nnz / 4 + 1024));
+    c_values->reserve(c_room);
   }
   // C's columns likewise, on one thread where nnz(C) was sampled. Staged and then copied into
   // c_colidx, they were held twice at the end (the staging's blocks, freed as copied, stay in the
@@ -778,7 +779,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   const bool direct_cols = nt == 1 && sample.c_nnz > 0;
   if (direct_cols) {
     c_colidx.clear();
-    c_colidx.reserve(static_cast<std::size_t>(sample.c_nnz + sample.c_nnz / 4 + 1024));
+    c_colidx.reserve(c_room);
   }
   const bool operand_values = has_values(A) && has_values(P);
   std::vector<Count> bytes(static_cast<std::size_t>(nt), 0), merged(static_cast<std::size_t>(nt), 0), rows_of_c_flops(static_cast<std::size_t>(nt), 0);
@@ -883,7 +884,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   // The numeric phase's multiply-adds in its order
   plan.flops_ = plan.by_rows_of_c_ ? std::accumulate(rows_of_c_flops.begin(), rows_of_c_flops.end(), Count(0))
                                    : std::accumulate(merged.begin(), merged.end(), Count(0)) + ap_flops; // rows of A: A*P's, then into C's rows
-  stats = PtRowStats<I>(); // freed before C's columns are allocated
+  stats = PtRowStats<I>(); // freed before C's staged columns are gathered into their array
   if (!direct_cols) {
     c_colidx.resize(static_cast<std::size_t>(nnz));
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
