@@ -70,18 +70,12 @@ if(NOT "${_launch}" STREQUAL "" AND _at GREATER -1)
     list(INSERT _args ${_next} "${_info_dir}/info${_classes}")
   endif()
 endif()
-# Open MPI keeps its session files under /tmp/ompi.<host>.<uid>, shared by every process of the
-# user: one finishing removes that directory while another creates its own in it, and the other's
-# MPI_Init fails ("A call to mkdir was unable to create the desired directory": twice in ctest -j2
-# runs of the suite, 2026-12-06). Each run gets a directory of its own (short: it holds sockets).
-string(RANDOM LENGTH 10 _ompi_tag)
-set(_ompi_tmp "/tmp/pcluster-ompi-${_ompi_tag}")
-file(MAKE_DIRECTORY "${_ompi_tmp}")
-set(ENV{OMPI_MCA_orte_tmpdir_base} "${_ompi_tmp}")
+include("${CMAKE_CURRENT_LIST_DIR}/../ompi_session.cmake")
+pcluster_ompi_session_begin()
 execute_process(COMMAND ${_launch} ${EXE} ${_args}
   WORKING_DIRECTORY ${WORKDIR}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-file(REMOVE_RECURSE "${_ompi_tmp}")
+pcluster_ompi_session_end()
 if(_info_dir)
   file(GLOB _info_files "${_info_dir}/info*")
   list(SORT _info_files)
@@ -187,10 +181,10 @@ set(_have_expected FALSE)
 if(DEFINED REF_ARGS AND NOT "${REF_ARGS}" STREQUAL "")
   # The expected output is that of a reference run of the same program (PETSc's own algorithms).
   string(REPLACE "|" ";" _ref_args "${REF_ARGS}")
-  file(MAKE_DIRECTORY "${_ompi_tmp}") # (Open MPI's session files, as above)
+  pcluster_ompi_session_begin()
   execute_process(COMMAND ${_ref_launch} ${EXE} ${_ref_args} WORKING_DIRECTORY ${WORKDIR}
     RESULT_VARIABLE ref_rc OUTPUT_VARIABLE expected ERROR_VARIABLE ref_err)
-  file(REMOVE_RECURSE "${_ompi_tmp}")
+  pcluster_ompi_session_end()
   if(NOT ref_rc EQUAL 0)
     message("---- reference stderr ----\n${ref_err}")
     message(FATAL_ERROR "FAILED: the reference run ${EXE} ${REF_ARGS} exited with ${ref_rc}")
