@@ -1,4 +1,5 @@
-# Included by the scripts that run a program under test (cmake -P). Open MPI keeps its session
+# Included by the scripts that run a program under test (cmake -P), and by the test directories'
+# CMakeLists (pcluster_own_ompi_session_dirs). Open MPI keeps its session
 # files under /tmp/ompi.<host>.<uid>, shared by every process of the user: one finishing removes
 # that directory while another creates its own in it, and the other's MPI_Init fails ("A call to
 # mkdir was unable to create the desired directory": twice in ctest -j2 runs of the suite,
@@ -15,3 +16,20 @@ endmacro()
 macro(pcluster_ompi_session_end)
   file(REMOVE_RECURSE "${_pcluster_ompi_tmp}")
 endmacro()
+
+# The same for the tests that run a program directly (no script between): each test gets its own
+# session directory base through its environment, named by a hash of the build directory and the
+# test's name (Open MPI creates it, and leaves it empty after the run; the test reuses it next time).
+function(pcluster_ompi_session_env build_dir test out)
+  string(MD5 _hash "${build_dir}/${test}")
+  string(SUBSTRING "${_hash}" 0 12 _hash)
+  set(${out} "OMPI_MCA_orte_tmpdir_base=/tmp/pcluster-ompi-tests/${_hash}" PARENT_SCOPE)
+endfunction()
+# Every test of the calling directory so far.
+function(pcluster_own_ompi_session_dirs)
+  get_property(_tests DIRECTORY PROPERTY TESTS)
+  foreach(t IN LISTS _tests)
+    pcluster_ompi_session_env("${CMAKE_BINARY_DIR}" "${t}" _env)
+    set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "${_env}")
+  endforeach()
+endfunction()
