@@ -400,13 +400,6 @@ I median_span(I m, Span &&span)
   return spans[spans.size() / 2];
 }
 
-// Rows [c0, c1) of P^T (columns of P): each one's entries and the first and last row of P holding
-// it, from one pass over P; all that is known of P^T until a block of it is made (PtBlocks).
-template <class I>
-struct PtRowStats {
-  I c0 = 0;
-  std::vector<I> count, first, last;
-};
 template <class I, class V, class M>
 PtRowStats<I> pt_row_stats(const M &P, I c0, I c1)
 {
@@ -477,13 +470,21 @@ class PtBlocks {
     k_.resize(entries);
     if (with_values_) v_.resize(entries);
     next_.assign(ptr_.begin(), ptr_.end() - 1);
+    bool fits = true;
     for (I k = lo; k <= hi; ++k)
       for_each_entry(P_, k, [&](I i, V p) {
         if (i < b0_ || i >= b1_) return;
-        const I at = next_[static_cast<std::size_t>(i - b0_)]++;
+        const std::size_t r = static_cast<std::size_t>(i - b0_);
+        if (next_[r] == ptr_[r + 1]) { // more entries than the statistics say: P is not the P they were made of
+          fits = false;
+          return;
+        }
+        const I at = next_[r]++;
         k_[static_cast<std::size_t>(at)] = k;
         if (with_values_) v_[static_cast<std::size_t>(at)] = p;
       });
+    if (!fits || !std::equal(next_.begin(), next_.end(), ptr_.begin() + 1))
+      throw std::invalid_argument("the fused triple product's numeric phase: P's pattern changed since the symbolic phase");
   }
   I b1() const { return b1_; }
   // Row i of P^T (in the block): its columns k (increasing) and values (with_values), and where the block's end.
@@ -884,7 +885,11 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   // The numeric phase's multiply-adds in its order
   plan.flops_ = plan.by_rows_of_c_ ? std::accumulate(rows_of_c_flops.begin(), rows_of_c_flops.end(), Count(0))
                                    : std::accumulate(merged.begin(), merged.end(), Count(0)) + ap_flops; // rows of A: A*P's, then into C's rows
-  stats = PtRowStats<I>(); // freed before C's staged columns are gathered into their array
+  // P^T's row statistics: kept for the numeric phase by rows of C (its blocks of P^T: no pass over P
+  // to count them again, 2-5% of a numeric phase; 3 I bytes a row of C), else freed before C's
+  // staged columns are gathered into their array
+  if (plan.by_rows_of_c_ && !given_pt) plan.pt_stats_ = std::move(stats);
+  else stats = PtRowStats<I>();
   if (!direct_cols) {
     c_colidx.resize(static_cast<std::size_t>(nnz));
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
@@ -952,7 +957,8 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
       V *const __restrict cacc = ws.cacc.get();
       const bool given = ops.Pt.rowptr && ops.Pt.values; // RARt: Pt = R, with values
       std::optional<PtBlocks<I, V, M>> blocks;
-      if (!given) blocks.emplace(P, c0, c1, pt_block_budget(P.nnz(), nt, kPtBlockParts), true);
+      if (!given) blocks.emplace(P, c0, c1, pt_block_budget(P.nnz(), nt, kPtBlockParts), true,
+                                  pt_stats_.count.size() == static_cast<std::size_t>(m) ? &pt_stats_ : nullptr);
       I b1 = c0;
       for (I i = c0; i < c1; ++i) {
         if (i == b1 && blocks) { // the next block of P^T's rows

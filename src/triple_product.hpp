@@ -1,4 +1,4 @@
-// C = Pt * (A * P) without storing A*P or keeping anything but C between the phases: the fused
+// C = Pt * (A * P) without storing A*P, keeping C and P^T's row counts between the phases: the fused
 // triple product behind PtAP (Pt = P^T) and RARt (P = R^T, Pt = R) in ProductPlan (src/product.cpp;
 // why this form: include/pcluster/product.hpp).
 //
@@ -44,6 +44,8 @@
 // may write a range of C's rows elsewhere, in runs or through positions (ResultScatter: a rank's own
 // rows, straight into its part of the distributed C), the other rows compactly.
 //
+// Kept between the phases: C, and for the numeric phase by rows of C P^T's row statistics
+// (PtRowStats: 3 I bytes a row of C; PtAP, where P^T is not given).
 // Workspace per thread (m = C's columns, n = A's columns): symbolic: 4 (n + m) bytes of stamps, a
 // row of (Pt A), the thread's rows of C's pattern until they are copied to C (in blocks of 64 Ki
 // entries) and a block of Pt's pattern (as below, I bytes an entry), plus 3 I m bytes in all (Pt's
@@ -73,6 +75,15 @@ struct TripleOperands {
   M A;              // n x n
   M P;              // n x m, with values (or a pattern: ones)
   CsrView<I, V> Pt; // symbolic: the pattern of P^T if the caller has it (RARt: R), else empty (rowptr null)
+};
+
+// Rows [c0, c1) of P^T (columns of P): each one's entries and the first and last row of P holding
+// it, from one pass over P; all that is known of P^T until a block of it is made (PtBlocks,
+// triple_product.cpp).
+template <class I>
+struct PtRowStats {
+  I c0 = 0;
+  std::vector<I> count, first, last;
 };
 
 template <class I, class V>
@@ -115,6 +126,7 @@ class FusedTripleProduct {
   // CsrView operands: P's and A's repeated rows (spgemm_kernel.hpp, repeated_rows), empty if none
   std::vector<std::uint8_t> p_repeats_, a_repeats_;
   bool by_rows_of_c_ = true; // the numeric phase's order (triple_product.cpp, numeric_by_rows_of_c)
+  PtRowStats<I> pt_stats_;    // PtAP by rows of C: P^T's row statistics, for the numeric phase's blocks of P^T
   bool values_formed_ = false;
 };
 

@@ -164,6 +164,35 @@ TEST_CASE("fused PtAP by the default form: the order chosen before the pass, val
   CHECK(orders[1]); // by rows of C
 }
 
+TEST_CASE("fused PtAP by rows of C: a numeric phase on a P whose pattern moved (same counts) is refused, not run on stale counts", "[triple]")
+{
+  // The numeric phase by rows of C makes P^T's blocks from the row counts the symbolic phase kept:
+  // a P with the same number of entries in other columns must be an error, never writes past a block.
+  const I n = 10;
+  const Csr A = poisson3d_7pt<I, double>(n), P = smoothed_aggregation(A, n);
+  Csr moved = P; // the last entry of the last row moved to the first column that row does not hold
+  const I k = P.nrows - 1;
+  I to = 0;
+  while (std::count(P.colidx.begin() + P.rowptr[k], P.colidx.begin() + P.rowptr[k + 1], to)) ++to;
+  REQUIRE(to < P.ncols);
+  moved.colidx[P.rowptr[k + 1] - 1] = to;
+  std::sort(moved.colidx.begin() + P.rowptr[k], moved.colidx.begin() + P.rowptr[k + 1]);
+  for (int threads : {1, 2}) {
+    INFO(threads << " threads");
+    SpgemmOptions o;
+    o.triple = TripleForm::FusedRowsOfC;
+    o.num_threads = threads;
+    std::vector<I> rowptr, colidx;
+    std::vector<double> values;
+    auto plan = ProductPlan<I, double>::symbolic(ProductType::PtAP, {A.view(), P.view()}, o, rowptr, colidx, &values);
+    const CsrView<I, double> C{P.ncols, P.ncols, rowptr.data(), colidx.data(), nullptr};
+    std::vector<double> again(colidx.size());
+    CHECK_THROWS_AS(plan.numeric({A.view(), moved.view()}, C, again.data()), std::invalid_argument);
+    plan.numeric({A.view(), P.view()}, C, again.data()); // the plan is still good for the P it was made of
+    CHECK(pctest::same_bits(again, values));
+  }
+}
+
 TEST_CASE("fused PtAP's long rows of C: listed by a scan of the marks where they fill their span, sorted where scattered", "[triple]")
 {
   // The symbolic phase lists a row of C longer than kInsertionSortMax by scanning its marks over its
