@@ -70,12 +70,9 @@ if(NOT "${_launch}" STREQUAL "" AND _at GREATER -1)
     list(INSERT _args ${_next} "${_info_dir}/info${_classes}")
   endif()
 endif()
-include("${CMAKE_CURRENT_LIST_DIR}/../ompi_session.cmake")
-pcluster_ompi_session_begin()
 execute_process(COMMAND ${_launch} ${EXE} ${_args}
   WORKING_DIRECTORY ${WORKDIR}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-pcluster_ompi_session_end()
 if(_info_dir)
   file(GLOB _info_files "${_info_dir}/info*")
   list(SORT _info_files)
@@ -181,10 +178,8 @@ set(_have_expected FALSE)
 if(DEFINED REF_ARGS AND NOT "${REF_ARGS}" STREQUAL "")
   # The expected output is that of a reference run of the same program (PETSc's own algorithms).
   string(REPLACE "|" ";" _ref_args "${REF_ARGS}")
-  pcluster_ompi_session_begin()
   execute_process(COMMAND ${_ref_launch} ${EXE} ${_ref_args} WORKING_DIRECTORY ${WORKDIR}
     RESULT_VARIABLE ref_rc OUTPUT_VARIABLE expected ERROR_VARIABLE ref_err)
-  pcluster_ompi_session_end()
   if(NOT ref_rc EQUAL 0)
     message("---- reference stderr ----\n${ref_err}")
     message(FATAL_ERROR "FAILED: the reference run ${EXE} ${REF_ARGS} exited with ${ref_rc}")
