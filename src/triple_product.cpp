@@ -757,7 +757,8 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
     for (I k = 0; k < P.nrows; ++k)
       if (P.row_length(k) > 0) ap_flops += ap_row_flops(ops, k);
   const bool values_by_rows_of_c = c_values && nt == 1 && form != TripleForm::FusedRowsOfA; // if the order is rows of C
-  const SampledRowsOfC sample = form == TripleForm::Fused || values_by_rows_of_c ? sample_rows_of_c(ops, stats, ap_flops) : SampledRowsOfC{};
+  // sampled for the order (Fused), and on one thread for C's size too (direct_cols, below)
+  const SampledRowsOfC sample = form == TripleForm::Fused || nt == 1 ? sample_rows_of_c(ops, stats, ap_flops) : SampledRowsOfC{};
   plan.by_rows_of_c_ = form == TripleForm::Fused ? numeric_by_rows_of_c<I, V>(A, P, span, sample.c_nnz, sample.rows_of_a, sample.rows_of_c)
                                                  : form == TripleForm::FusedRowsOfC;
   // With c_values, the values too where the numeric phase goes by rows of C, as numeric() forms
