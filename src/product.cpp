@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <type_traits>
 
 namespace pcluster {
 
@@ -161,6 +162,14 @@ struct ProductPlan<I, V>::Impl {
 #endif
   double seconds_symbolic = 0, seconds_clustering = 0;
 
+  // Every symbolic phase's start: the options checked, then kept with the product's type.
+  void start(ProductType t, const SpgemmOptions &o)
+  {
+    validate(o);
+    check_sorted_result(t, o);
+    type = t;
+    options = o;
+  }
   // The matrix in a slot; the result slot has no view here (the caller owns it).
   CsrView<I, V> view(const std::vector<CsrView<I, V>> &ops, int slot) const
   {
@@ -186,16 +195,26 @@ struct ProductPlan<I, V>::Impl {
   {
     return std::any_of(steps.begin(), steps.end(), [](const Step &s) { return s.spec.kind == StepKind::Triple && s.triple.values_formed(); });
   }
-  // c_values: see values_in_symbolic (null: the pattern only)
-  template <class M>
-  void triple_symbolic(Step &step, const detail::TripleOperands<I, V, M> &t, std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values = nullptr)
+  // c_values: see values_in_symbolic (null: the pattern only). Columns: std::vector<I>, or
+  // CallerArray<I> (no include_diagonal: the caller checks).
+  template <class M, class Columns>
+  void triple_symbolic(Step &step, const detail::TripleOperands<I, V, M> &t, std::vector<I> &c_rowptr, Columns &c_colidx, std::vector<V> *c_values = nullptr)
   {
     const auto t1 = std::chrono::steady_clock::now();
     step.triple = detail::FusedTripleProduct<I, V>::symbolic(t, options.triple, c_rowptr, c_colidx, options.sorted_result, c_values);
     const I m = static_cast<I>(c_rowptr.size() - 1);
-    if (options.include_diagonal) insert_missing_diagonal(m, c_rowptr, c_colidx, step.triple.values_formed() ? c_values : nullptr);
+    if constexpr (std::is_same_v<Columns, std::vector<I>>)
+      if (options.include_diagonal) insert_missing_diagonal(m, c_rowptr, c_colidx, step.triple.values_formed() ? c_values : nullptr);
 #ifdef PCLUSTER_FAULT_INJECTION
-    if (const detail::Fault f = detail::fault_from_environment(); f != detail::Fault::None) faulty.make(f, m, c_rowptr, c_colidx, nullptr);
+    if (const detail::Fault f = detail::fault_from_environment(); f != detail::Fault::None) {
+      if constexpr (std::is_same_v<Columns, std::vector<I>>) faulty.make(f, m, c_rowptr, c_colidx, nullptr);
+      else { // the faulty pattern made in a vector, then put in the caller's array
+        std::vector<I> cols(c_colidx.begin(), c_colidx.end());
+        faulty.make(f, m, c_rowptr, cols, nullptr);
+        c_colidx.clear();
+        c_colidx.insert(c_colidx.end(), cols.begin(), cols.end());
+      }
+    }
 #endif
     nnz_result = static_cast<Count>(c_colidx.size());
     SpgemmStats &st = step.triple_stats;
@@ -238,12 +257,9 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
 {
   const auto t0 = std::chrono::steady_clock::now();
   product_dimensions(type, ops); // throws on a mismatch, naming the operands' sizes
-  validate(options);             // before its thread count is applied below
-  check_sorted_result(type, options);
   ProductPlan plan;
   Impl &im = *plan.impl_;
-  im.type = type;
-  im.options = options;
+  im.start(type, options); // before its thread count is applied below
   BlockSizes bs[kNumSlots];
   for (std::size_t k = 0; k < ops.size() && k < block_sizes.size(); ++k) bs[k] = block_sizes[k];
 
@@ -298,6 +314,30 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
     const CsrView<I, V> C{static_cast<I>(c_rowptr.size() - 1), product_dimensions(type, ops)[1], c_rowptr.data(), c_colidx.data(), nullptr};
     plan.numeric(ops, C, c_values->data());
   }
+  im.seconds_symbolic = seconds_since(t0);
+  return plan;
+}
+
+template <class I, class V>
+ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vector<CsrView<I, V>> &ops, const SpgemmOptions &options,
+                                              std::vector<I> &c_rowptr, CallerArray<I> &c_colidx)
+{
+  const auto t0 = std::chrono::steady_clock::now();
+  if (type != ProductType::PtAP || !fused_triple(type, options) || options.include_diagonal)
+    throw std::invalid_argument(std::string(to_string(type)) + " into a caller's array: the fused PtAP only (fused_triple()), without include_diagonal");
+  product_dimensions(type, ops);
+  ProductPlan plan;
+  Impl &im = *plan.impl_;
+  im.start(type, options);
+  const detail::ScopedMaxThreads team(options.num_threads);
+  if (options.check_operands) {
+    validate(ops[0], "A");
+    if (!ops[1].same_pattern_as(ops[0])) validate(ops[1], "P");
+  }
+  const StepSpec spec = chain_of(type, true).front();
+  typename Impl::Step step{spec, {}, {}, {}};
+  im.triple_symbolic(step, im.triple_operands(ops, spec), c_rowptr, c_colidx);
+  im.steps.push_back(std::move(step));
   im.seconds_symbolic = seconds_since(t0);
   return plan;
 }
@@ -362,12 +402,9 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
   if (A.nrows != A.ncols || A.ncols != P.nrows)
     throw std::invalid_argument("PtAP: dimension mismatch (A must be square with as many rows as P); A is " + std::to_string(A.nrows) + " x " +
                                 std::to_string(A.ncols) + ", P is " + std::to_string(P.nrows) + " x " + std::to_string(P.ncols));
-  validate(options);
-  check_sorted_result(type, options);
   ProductPlan plan;
   Impl &im = *plan.impl_;
-  im.type = type;
-  im.options = options;
+  im.start(type, options);
   const detail::ScopedMaxThreads team(options.num_threads);
   if (options.check_operands) {
     validate_pieced(A, "A");

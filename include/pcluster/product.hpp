@@ -35,6 +35,7 @@
 // numeric phase.
 #pragma once
 
+#include "pcluster/caller_array.hpp"
 #include "pcluster/csr.hpp"
 #include "pcluster/names.hpp"
 #include "pcluster/spgemm.hpp"
@@ -119,6 +120,13 @@ class ProductPlan {
                               std::vector<I> &c_rowptr, std::vector<I> &c_colidx, std::vector<V> *c_values = nullptr,
                               const std::vector<BlockSizes> &block_sizes = {},
                               std::shared_ptr<const LeftAnalysis<I>> a_analysis = nullptr);
+
+  // The pattern of a fused PtAP (fused_triple(PtAP, options)) with C's column indices written into
+  // memory from the caller's allocator (CallerArray: a library takes the array over, as hypre does
+  // its matrices'), once, with no copy; no include_diagonal. Throws std::invalid_argument for another
+  // product or form, otherwise as above.
+  static ProductPlan symbolic(ProductType type, const std::vector<CsrView<I, V>> &operands, const SpgemmOptions &options,
+                              std::vector<I> &c_rowptr, CallerArray<I> &c_colidx);
 
   // Values of the product into c_values for the pattern C that symbolic() produced. The operands
   // must have the patterns they had in symbolic(); their values may differ.

@@ -22,10 +22,11 @@
    columns in hypre's order too (diagonal first, then first reached). Both matter: BoomerAMG's
    coarsening of the next level breaks ties by the order of a row's columns, and values equal only to
    rounding flip ties of a structured grid's strength of connection (KSP ex45: 733 coarse points
-   instead of 732 on level 2, another residual history). A_H's pattern is laid out in hypre's own
-   arrays and the numeric phase writes its values there, so A_H is written once and no second copy of
-   it is held (measured on elasticity, 1 thread: the copy had cost a fifth of our product's time and
-   the set-up's peak 1.5x hypre's). Named cluster schemes and reorderings run on sorted copies: values
+   instead of 732 on level 2, another residual history). The symbolic phase writes A_H's pattern
+   into an array from hypre's allocator (pcluster::CallerArray), which A_H then owns, and the numeric
+   phase writes its values into A_H's own array, so A_H is written once and no second copy of it is
+   held (measured on elasticity, 1 thread: a copy of the values had cost a fifth of our product's time
+   and the set-up's peak 1.5x hypre's; one of the pattern, 1-9 MB of peak over hypre's). Named cluster schemes and reorderings run on sorted copies: values
    to rounding. Several ranks: the fused form by rows of C on pieced views, as the MPIAIJ glue runs it
    (product_mpiaij.cxx), on hypre's blocks as they are (that form takes rows in any order; sorted
    copies of them had cost 8-10% of the product's time), pattern and values in one pass, the rows'
@@ -183,28 +184,43 @@ hypre_ParCSRMatrix *CreateOneRank(hypre_ParCSRMatrix *P, HYPRE_Int nnz, HYPRE_In
   return RAP;
 }
 
-/* One rank, hypre's order, every row of A_H holding its diagonal (as BoomerAMG's do): the pattern of
-   the plan's symbolic phase laid out in hypre's arrays, diagonal first, and the numeric phase run on
-   them (its rows of C take their columns in any order), so A_H's values are written once, in place:
-   no array of values beside hypre's, no copy. False (nothing allocated) where a row lacks its
-   diagonal: hypre stores an explicit zero there, an entry the plan did not make. */
-bool OneRankInPlace(HyprePlan &plan, const std::vector<pcluster::CsrView<HYPRE_Int, HYPRE_Real>> &ops, hypre_ParCSRMatrix *P, LocalProduct *L, HYPRE_MemoryLocation loc)
+/* hypre's allocator, for arrays that A_H takes over (hypre frees them with it); context: the
+   HYPRE_MemoryLocation */
+pcluster::CallerAllocator HypreAllocator(HYPRE_MemoryLocation *loc)
+{
+  pcluster::CallerAllocator a;
+  a.reallocate = [](void *where, void *old, std::size_t bytes) -> void * {
+    const HYPRE_MemoryLocation l = *static_cast<HYPRE_MemoryLocation *>(where);
+    return old ? hypre_ReAlloc(old, bytes, l) : hypre_MAlloc(bytes, l);
+  };
+  a.release = [](void *where, void *p) { hypre_Free(p, *static_cast<HYPRE_MemoryLocation *>(where)); };
+  a.context = loc;
+  return a;
+}
+
+/* One rank, hypre's order, every row of A_H holding its diagonal (as BoomerAMG's do): the pattern the
+   plan's symbolic phase wrote into an array of hypre's (cj) becomes A_H's, each row's diagonal moved
+   first (the others keep their order), and the numeric phase writes A_H's values in place: A_H is
+   written once, and no array of its size is held beside it (the pattern laid out from a vector of
+   ours had cost BoomerAMG's one-process set-up 10.7 MB more peak than hypre's on elasticity). False
+   where a row lacks its diagonal: hypre stores an explicit zero there, an entry the plan did not make
+   (rows before it have their diagonal first already, which AssembleOneRank's layout does too). */
+bool OneRankInPlace(HyprePlan &plan, const std::vector<pcluster::CsrView<HYPRE_Int, HYPRE_Real>> &ops, hypre_ParCSRMatrix *P, LocalProduct *L, pcluster::CallerArray<HYPRE_Int> &cj, HYPRE_MemoryLocation loc)
 {
   const HYPRE_Int nc = static_cast<HYPRE_Int>(L->ci.size()) - 1, nnz = L->ci[nc];
-  for (HYPRE_Int i = 0; i < nc; ++i)
-    if (std::find(L->cj.begin() + L->ci[i], L->cj.begin() + L->ci[i + 1], i) == L->cj.begin() + L->ci[i + 1]) return false;
-  HYPRE_Int  *di = hypre_TAlloc(HYPRE_Int, nc + 1, loc), *dj = nnz ? hypre_TAlloc(HYPRE_Int, nnz, loc) : nullptr;
-  HYPRE_Real *dv = nnz ? hypre_TAlloc(HYPRE_Real, nnz, loc) : nullptr;
-  for (HYPRE_Int i = 0; i <= nc; ++i) di[i] = L->ci[i];
+  HYPRE_Int *const j = cj.data();
   for (HYPRE_Int i = 0; i < nc; ++i) {
-    HYPRE_Int t = di[i];
-    dj[t++]     = i;
-    for (HYPRE_Int q = L->ci[i]; q < L->ci[i + 1]; ++q)
-      if (L->cj[q] != i) dj[t++] = L->cj[q];
+    HYPRE_Int *const b = j + L->ci[i], *const e = j + L->ci[i + 1], *const d = std::find(b, e, i);
+    if (d == e) return false;
+    std::rotate(b, d, d + 1);
   }
-  L->RAP = CreateOneRank(P, nnz, di, dj, dv, loc); /* the caller destroys it if the numeric phase throws */
-  L->ci  = {};
-  L->cj  = {};
+  cj.shrink_to_fit();
+  HYPRE_Int *di = hypre_TAlloc(HYPRE_Int, nc + 1, loc);
+  std::copy(L->ci.begin(), L->ci.end(), di);
+  std::vector<HYPRE_Int>().swap(L->ci);
+  HYPRE_Real *dv = nnz ? hypre_TAlloc(HYPRE_Real, nnz, loc) : nullptr; /* after the pattern's workspace is gone */
+  HYPRE_Int  *dj = nnz ? cj.release() : nullptr;
+  L->RAP         = CreateOneRank(P, nnz, di, dj, dv, loc); /* the caller destroys it if the numeric phase throws */
   plan.numeric(ops, pcluster::CsrView<HYPRE_Int, HYPRE_Real>{nc, nc, di, dj, nullptr}, dv);
   return true;
 }
@@ -229,8 +245,11 @@ void LocalProductOneRank(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, LocalProd
     o.check_operands = false; /* hypre's rows: columns in range and unique, not sorted */
     const std::vector<View> ops{{hypre_CSRMatrixNumRows(Ad), hypre_CSRMatrixNumCols(Ad), hypre_CSRMatrixI(Ad), hypre_CSRMatrixJ(Ad), hypre_CSRMatrixData(Ad)},
                                 {hypre_CSRMatrixNumRows(Pd), hypre_CSRMatrixNumCols(Pd), hypre_CSRMatrixI(Pd), hypre_CSRMatrixJ(Pd), hypre_CSRMatrixData(Pd)}};
-    HyprePlan plan = HyprePlan::symbolic(pcluster::ProductType::PtAP, ops, o, L->ci, L->cj);
-    if (OneRankInPlace(plan, ops, P, L, loc)) return;
+    HYPRE_MemoryLocation             where = loc;
+    pcluster::CallerArray<HYPRE_Int> cj(HypreAllocator(&where)); /* A_H's own column array, if OneRankInPlace */
+    HyprePlan                        plan = HyprePlan::symbolic(pcluster::ProductType::PtAP, ops, o, L->ci, cj);
+    if (OneRankInPlace(plan, ops, P, L, cj, loc)) return;
+    L->cj.assign(cj.begin(), cj.end()); /* a row without its diagonal: laid out by AssembleOneRank */
     L->cv.resize(L->cj.size());
     plan.numeric(ops, View{L->cols.owned, L->cols.owned, L->ci.data(), L->cj.data(), nullptr}, L->cv.data());
     return;

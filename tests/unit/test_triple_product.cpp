@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 using namespace pcluster;
@@ -604,6 +606,21 @@ Csr hypre_order_reference(const Csr &A, const Csr &P)
 
 } // namespace
 
+namespace {
+
+// The fused form by rows of C on rows as hypre keeps them (unsorted), C's columns as first reached
+SpgemmOptions hypre_order_options(int threads)
+{
+  SpgemmOptions o;
+  o.triple = TripleForm::FusedRowsOfC;
+  o.sorted_result = false;
+  o.check_operands = false;
+  o.num_threads = threads;
+  return o;
+}
+
+} // namespace
+
 TEST_CASE("fused PtAP by rows of C on unsorted rows, sorted_result false: C's columns as first reached, hypre's loop bit for bit", "[triple]")
 {
   const I n = 9;
@@ -614,11 +631,7 @@ TEST_CASE("fused PtAP by rows of C on unsorted rows, sorted_result false: C's co
   const Csr ref = hypre_order_reference(A, P), ref2 = hypre_order_reference(A2, P2);
   for (int threads : {1, 2, 4}) {
     INFO("threads " << threads);
-    SpgemmOptions o;
-    o.triple = TripleForm::FusedRowsOfC;
-    o.sorted_result = false;
-    o.check_operands = false;
-    o.num_threads = threads;
+    const SpgemmOptions o = hypre_order_options(threads);
     const Result r = run(ProductType::PtAP, std::vector<CsrView<I, double>>{A.view(), P.view()}, std::vector<CsrView<I, double>>{A2.view(), P2.view()}, o);
     CHECK(pctest::same_bits(r.rowptr, ref.rowptr));
     CHECK(pctest::same_bits(r.colidx, ref.colidx)); // the order, not only the set
@@ -641,6 +654,119 @@ TEST_CASE("fused PtAP by rows of C on unsorted rows, sorted_result false: C's co
     using Plan = ProductPlan<I, double>;
     CHECK_THROWS_AS(Plan::symbolic(ProductType::PtAP, ops, o, rp, ci), std::invalid_argument);
   }
+}
+
+namespace {
+
+// An allocator for CallerArray that counts what it holds (malloc's, as a C library's would be)
+struct CountingAllocator {
+  long live = 0, calls = 0;
+  bool fail = false; // the next reallocate returns null
+  CallerAllocator get()
+  {
+    CallerAllocator a;
+    a.reallocate = [](void *self, void *old, std::size_t bytes) -> void * {
+      auto &c = *static_cast<CountingAllocator *>(self);
+      ++c.calls;
+      if (c.fail) return nullptr;
+      void *p = std::realloc(old, bytes);
+      if (!old && p) ++c.live;
+      return p;
+    };
+    a.release = [](void *self, void *p) {
+      --static_cast<CountingAllocator *>(self)->live;
+      std::free(p);
+    };
+    a.context = this;
+    return a;
+  }
+};
+
+} // namespace
+
+TEST_CASE("CallerArray: grows as std::vector, through the caller's allocator, and hands its buffer over", "[triple]")
+{
+  CountingAllocator alloc;
+  {
+    CallerArray<I> a(alloc.get());
+    CHECK(a.size() == 0);
+    CHECK(a.data() == nullptr);
+    const std::vector<I> part{3, 1, 4, 1, 5};
+    for (int k = 0; k < 100; ++k) a.insert(a.end(), part.begin(), part.end());
+    a.push_back(9);
+    REQUIRE(a.size() == 501);
+    CHECK(a[500] == 9);
+    CHECK(std::equal(a.begin(), a.begin() + 5, part.begin()));
+    CHECK(alloc.live == 1);
+    CHECK_THROWS_AS(a.insert(a.begin(), part.begin(), part.end()), std::logic_error); // at the end only
+    a.resize(510);
+    CHECK(a[509] == 0);
+    a.shrink_to_fit();
+    CHECK(a.capacity() == 510);
+    alloc.fail = true;
+    CHECK_THROWS_AS(a.reserve(1 << 20), std::bad_alloc);
+    CHECK(a.size() == 510); // left as it was
+    CHECK(a[500] == 9);
+    alloc.fail = false;
+    I *const p = a.release();
+    CHECK(a.data() == nullptr);
+    CHECK(a.size() == 0);
+    CHECK(p[500] == 9);
+    CHECK(alloc.live == 1); // the caller's now
+    alloc.get().release(&alloc, p);
+  }
+  CHECK(alloc.live == 0);
+  {
+    CallerArray<I> a(alloc.get());
+    a.reserve(10);
+    CHECK(alloc.live == 1);
+  } // freed with the array when never handed over
+  CHECK(alloc.live == 0);
+}
+
+TEST_CASE("fused PtAP into a caller's array (CallerArray): the pattern written into the caller's memory is the one a vector gets", "[triple]")
+{
+  const I n = 9;
+  const Csr As = poisson3d_7pt<I, double>(n), Ps = smoothed_aggregation(As, n);
+  const Csr A = unsorted_rows(revalue(As, 1.0), true), P = unsorted_rows(revalue(Ps, 0.5), false);
+  const std::vector<CsrView<I, double>> ops{A.view(), P.view()};
+  using Plan = ProductPlan<I, double>;
+  for (int threads : {1, 2, 4}) { // one thread writes the columns straight, several gather their staged rows
+    INFO("threads " << threads);
+    const SpgemmOptions o = hypre_order_options(threads);
+    std::vector<I> rowptr, colidx, rowptr2;
+    Plan::symbolic(ProductType::PtAP, ops, o, rowptr, colidx);
+    CountingAllocator alloc;
+    {
+      CallerArray<I> cols(alloc.get());
+      Plan plan = Plan::symbolic(ProductType::PtAP, ops, o, rowptr2, cols);
+      CHECK(pctest::same_bits(rowptr2, rowptr));
+      REQUIRE(cols.size() == colidx.size());
+      CHECK(std::equal(cols.begin(), cols.end(), colidx.begin()));
+      CHECK(alloc.live == 1);
+      // the numeric phase on the caller's array: the values a vector's pattern gets
+      std::vector<double> values(colidx.size()), values2(colidx.size());
+      Plan::symbolic(ProductType::PtAP, ops, o, rowptr, colidx, &values);
+      plan.numeric(ops, CsrView<I, double>{P.ncols, P.ncols, rowptr2.data(), cols.data(), nullptr}, values2.data());
+      CHECK(pctest::same_bits(values2, values));
+    }
+    CHECK(alloc.live == 0);
+  }
+  // only the fused PtAP, without include_diagonal
+  SpgemmOptions stored, diagonal;
+  stored.triple = TripleForm::Stored;
+  diagonal.include_diagonal = true;
+  for (const SpgemmOptions &o : {stored, diagonal}) {
+    CountingAllocator alloc;
+    CallerArray<I> cols(alloc.get());
+    std::vector<I> rowptr;
+    CHECK_THROWS_AS(Plan::symbolic(ProductType::PtAP, {As.view(), Ps.view()}, o, rowptr, cols), std::invalid_argument);
+    CHECK(alloc.live == 0);
+  }
+  CountingAllocator alloc;
+  CallerArray<I> cols(alloc.get());
+  std::vector<I> rowptr;
+  CHECK_THROWS_AS(Plan::symbolic(ProductType::AB, {As.view(), As.view()}, SpgemmOptions{}, rowptr, cols), std::invalid_argument);
 }
 
 TEST_CASE("fused PtAP by rows of C on pieced operands with unsorted parts (as hypre keeps its blocks): the sorted product to rounding", "[triple]")
