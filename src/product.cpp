@@ -195,15 +195,15 @@ struct ProductPlan<I, V>::Impl {
   {
     return std::any_of(steps.begin(), steps.end(), [](const Step &s) { return s.spec.kind == StepKind::Triple && s.triple.values_formed(); });
   }
-  // c_values: see values_in_symbolic (null: the pattern only). Columns: std::vector<I>, or
-  // CallerArray<I> (no include_diagonal: the caller checks).
-  template <class M, class Columns>
-  void triple_symbolic(Step &step, const detail::TripleOperands<I, V, M> &t, std::vector<I> &c_rowptr, Columns &c_colidx, std::vector<V> *c_values = nullptr)
+  // c_values: see values_in_symbolic (null: the pattern only). Columns, Values: std::vector, or
+  // CallerArray (no include_diagonal: the caller checks).
+  template <class M, class Columns, class Values = std::vector<V>>
+  void triple_symbolic(Step &step, const detail::TripleOperands<I, V, M> &t, std::vector<I> &c_rowptr, Columns &c_colidx, Values *c_values = nullptr)
   {
     const auto t1 = std::chrono::steady_clock::now();
     step.triple = detail::FusedTripleProduct<I, V>::symbolic(t, options.triple, c_rowptr, c_colidx, options.sorted_result, c_values);
     const I m = static_cast<I>(c_rowptr.size() - 1);
-    if constexpr (std::is_same_v<Columns, std::vector<I>>)
+    if constexpr (std::is_same_v<Columns, std::vector<I>> && std::is_same_v<Values, std::vector<V>>)
       if (options.include_diagonal) insert_missing_diagonal(m, c_rowptr, c_colidx, step.triple.values_formed() ? c_values : nullptr);
 #ifdef PCLUSTER_FAULT_INJECTION
     if (const detail::Fault f = detail::fault_from_environment(); f != detail::Fault::None) {
@@ -320,7 +320,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
 
 template <class I, class V>
 ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vector<CsrView<I, V>> &ops, const SpgemmOptions &options,
-                                              std::vector<I> &c_rowptr, CallerArray<I> &c_colidx)
+                                              std::vector<I> &c_rowptr, CallerArray<I> &c_colidx, CallerArray<V> *c_values)
 {
   const auto t0 = std::chrono::steady_clock::now();
   if (type != ProductType::PtAP || !fused_triple(type, options) || options.include_diagonal)
@@ -336,8 +336,12 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
   }
   const StepSpec spec = chain_of(type, true).front();
   typename Impl::Step step{spec, {}, {}, {}};
-  im.triple_symbolic(step, im.triple_operands(ops, spec), c_rowptr, c_colidx);
+  im.triple_symbolic(step, im.triple_operands(ops, spec), c_rowptr, c_colidx, c_values && im.values_in_symbolic(type) ? c_values : nullptr);
   im.steps.push_back(std::move(step));
+  if (c_values && !im.values_formed()) {
+    c_values->resize(c_colidx.size());
+    plan.numeric(ops, CsrView<I, V>{ops[1].ncols, ops[1].ncols, c_rowptr.data(), c_colidx.data(), nullptr}, c_values->data());
+  }
   im.seconds_symbolic = seconds_since(t0);
   return plan;
 }

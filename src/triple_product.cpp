@@ -710,9 +710,9 @@ __attribute__((always_inline)) inline I row_of_c(const M A, const M P, bool with
 } // namespace
 
 template <class I, class V>
-template <class M, class Columns>
+template <class M, class Columns, class Values>
 FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, M> &given, TripleForm form, std::vector<I> &c_rowptr,
-                                                            Columns &c_colidx, bool sorted, std::vector<V> *c_values)
+                                                            Columns &c_colidx, bool sorted, Values *c_values)
 {
   const TripleOperands<I, V, M> &ops = given;
   const M &A = ops.A, &P = ops.P;
@@ -1048,7 +1048,7 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
   template class FusedTripleProduct<I, V>; \
   template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, CsrView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &, bool, std::vector<V> *); \
   template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, PiecedView<I, V>> &, TripleForm, std::vector<I> &, std::vector<I> &, bool, std::vector<V> *); \
-  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, CsrView<I, V>> &, TripleForm, std::vector<I> &, CallerArray<I> &, bool, std::vector<V> *); \
+  template FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands<I, V, CsrView<I, V>> &, TripleForm, std::vector<I> &, CallerArray<I> &, bool, CallerArray<V> *); \
   template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, CsrView<I, V>> &, const CsrView<I, V> &, V *, const ResultScatter<I, V> *) const; \
   template void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, PiecedView<I, V>> &, const CsrView<I, V> &, V *, const ResultScatter<I, V> *) const;
 PCLUSTER_INSTANTIATE_TRIPLE(std::int32_t, double)

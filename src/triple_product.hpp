@@ -96,10 +96,10 @@ class FusedTripleProduct {
   // c_values (or null): where the numeric phase goes by rows of C and the pass runs on one thread,
   // C's values too, formed in the same pass over the rows, the same bits as numeric() gives (a
   // one-shot product then walks A and P once, not twice), and values_formed() holds; else left alone.
-  // Columns: std::vector<I>, or CallerArray<I> (memory a library takes over, caller_array.hpp).
-  template <class M, class Columns = std::vector<I>>
+  // Columns, Values: std::vector, or CallerArray (memory a library takes over, caller_array.hpp).
+  template <class M, class Columns = std::vector<I>, class Values = std::vector<V>>
   static FusedTripleProduct symbolic(const TripleOperands<I, V, M> &ops, TripleForm form, std::vector<I> &c_rowptr, Columns &c_colidx, bool sorted = true,
-                                     std::vector<V> *c_values = nullptr);
+                                     Values *c_values = nullptr);
   // C's values for the pattern symbolic() made, or a superset of it (e.g. with diagonal entries
   // added: entries the product does not reach get 0). ops.Pt is not read. Throws
   // std::invalid_argument if A or P has not the shape and number of entries it had in symbolic().

@@ -121,12 +121,12 @@ class ProductPlan {
                               const std::vector<BlockSizes> &block_sizes = {},
                               std::shared_ptr<const LeftAnalysis<I>> a_analysis = nullptr);
 
-  // The pattern of a fused PtAP (fused_triple(PtAP, options)) with C's column indices written into
-  // memory from the caller's allocator (CallerArray: a library takes the array over, as hypre does
-  // its matrices'), once, with no copy; no include_diagonal. Throws std::invalid_argument for another
-  // product or form, otherwise as above.
+  // A fused PtAP (fused_triple(PtAP, options)) with C's column indices, and with c_values its values,
+  // written into memory from the caller's allocator (CallerArray: a library takes the arrays over, as
+  // hypre does its matrices'), once, with no copy; no include_diagonal. Throws std::invalid_argument
+  // for another product or form, otherwise as above.
   static ProductPlan symbolic(ProductType type, const std::vector<CsrView<I, V>> &operands, const SpgemmOptions &options,
-                              std::vector<I> &c_rowptr, CallerArray<I> &c_colidx);
+                              std::vector<I> &c_rowptr, CallerArray<I> &c_colidx, CallerArray<V> *c_values = nullptr);
 
   // Values of the product into c_values for the pattern C that symbolic() produced. The operands
   // must have the patterns they had in symbolic(); their values may differ.

@@ -22,12 +22,13 @@
    columns in hypre's order too (diagonal first, then first reached). Both matter: BoomerAMG's
    coarsening of the next level breaks ties by the order of a row's columns, and values equal only to
    rounding flip ties of a structured grid's strength of connection (KSP ex45: 733 coarse points
-   instead of 732 on level 2, another residual history). The symbolic phase writes A_H's pattern
-   into an array from hypre's allocator (pcluster::CallerArray), which A_H then owns, and the numeric
-   phase writes its values into A_H's own array, so A_H is written once and no second copy of it is
-   held (measured on elasticity, 1 thread: a copy of the values had cost a fifth of our product's time
-   and the set-up's peak 1.5x hypre's; one of the pattern, 1-9 MB of peak over hypre's). Named cluster schemes and reorderings run on sorted copies: values
-   to rounding. Several ranks: the fused form by rows of C on pieced views, as the MPIAIJ glue runs it
+   instead of 732 on level 2, another residual history). On one thread A_H's pattern and values
+   are formed in one pass over A and P (hypre's product makes two: one counts, one computes; the
+   numeric phase after our pattern pass had made our products 0.8-1.0x hypre's, one pass 1.2-1.3x),
+   written into arrays from hypre's allocator (pcluster::CallerArray), which A_H then owns: A_H is
+   written once and no second copy of it is held (elasticity, 1 thread: a copy of the values had cost a
+   fifth of our product's time and the set-up's peak 1.5x hypre's; one of the pattern, 1-9 MB of peak
+   over hypre's). Named cluster schemes and reorderings run on sorted copies: values to rounding. Several ranks: the fused form by rows of C on pieced views, as the MPIAIJ glue runs it
    (product_mpiaij.cxx), on hypre's blocks as they are (that form takes rows in any order; sorted
    copies of them had cost 8-10% of the product's time), pattern and values in one pass, the rows'
    columns left as first reached (sorting them bought nothing: Assemble lays them out in hypre's
@@ -198,30 +199,31 @@ pcluster::CallerAllocator HypreAllocator(HYPRE_MemoryLocation *loc)
   return a;
 }
 
-/* One rank, hypre's order, every row of A_H holding its diagonal (as BoomerAMG's do): the pattern the
-   plan's symbolic phase wrote into an array of hypre's (cj) becomes A_H's, each row's diagonal moved
-   first (the others keep their order), and the numeric phase writes A_H's values in place: A_H is
-   written once, and no array of its size is held beside it (the pattern laid out from a vector of
-   ours had cost BoomerAMG's one-process set-up 10.7 MB more peak than hypre's on elasticity). False
-   where a row lacks its diagonal: hypre stores an explicit zero there, an entry the plan did not make
-   (rows before it have their diagonal first already, which AssembleOneRank's layout does too). */
-bool OneRankInPlace(HyprePlan &plan, const std::vector<pcluster::CsrView<HYPRE_Int, HYPRE_Real>> &ops, hypre_ParCSRMatrix *P, LocalProduct *L, pcluster::CallerArray<HYPRE_Int> &cj, HYPRE_MemoryLocation loc)
+/* One rank, hypre's order, every row of A_H holding its diagonal (as BoomerAMG's do): the pattern and
+   values the plan's symbolic phase wrote into arrays of hypre's (cj, cv) become A_H's, each row's
+   diagonal moved first (the others keep their order), so A_H is written once, in one pass over A and
+   P (on one thread; on several, values in a numeric phase after it), and no array of its size is held
+   beside it (values or pattern formed in vectors of ours and copied had cost a fifth of our
+   product's time, and up to 1.5x hypre's peak). False where a row lacks its diagonal: hypre stores
+   an explicit zero there, an entry the plan did not make (rows before it have their diagonal first
+   already, as AssembleOneRank's layout puts it). */
+bool OneRankInPlace(hypre_ParCSRMatrix *P, LocalProduct *L, pcluster::CallerArray<HYPRE_Int> &cj, pcluster::CallerArray<HYPRE_Real> &cv, HYPRE_MemoryLocation loc)
 {
   const HYPRE_Int nc = static_cast<HYPRE_Int>(L->ci.size()) - 1, nnz = L->ci[nc];
-  HYPRE_Int *const j = cj.data();
+  HYPRE_Int *const  j = cj.data();
+  HYPRE_Real *const v = cv.data();
   for (HYPRE_Int i = 0; i < nc; ++i) {
-    HYPRE_Int *const b = j + L->ci[i], *const e = j + L->ci[i + 1], *const d = std::find(b, e, i);
+    const HYPRE_Int b = L->ci[i], e = L->ci[i + 1], d = static_cast<HYPRE_Int>(std::find(j + b, j + e, i) - j);
     if (d == e) return false;
-    std::rotate(b, d, d + 1);
+    std::rotate(j + b, j + d, j + d + 1);
+    std::rotate(v + b, v + d, v + d + 1);
   }
   cj.shrink_to_fit();
+  cv.shrink_to_fit();
   HYPRE_Int *di = hypre_TAlloc(HYPRE_Int, nc + 1, loc);
   std::copy(L->ci.begin(), L->ci.end(), di);
   std::vector<HYPRE_Int>().swap(L->ci);
-  HYPRE_Real *dv = nnz ? hypre_TAlloc(HYPRE_Real, nnz, loc) : nullptr; /* after the pattern's workspace is gone */
-  HYPRE_Int  *dj = nnz ? cj.release() : nullptr;
-  L->RAP         = CreateOneRank(P, nnz, di, dj, dv, loc); /* the caller destroys it if the numeric phase throws */
-  plan.numeric(ops, pcluster::CsrView<HYPRE_Int, HYPRE_Real>{nc, nc, di, dj, nullptr}, dv);
+  L->RAP = CreateOneRank(P, nnz, di, nnz ? cj.release() : nullptr, nnz ? cv.release() : nullptr, loc);
   return true;
 }
 
@@ -245,13 +247,13 @@ void LocalProductOneRank(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, LocalProd
     o.check_operands = false; /* hypre's rows: columns in range and unique, not sorted */
     const std::vector<View> ops{{hypre_CSRMatrixNumRows(Ad), hypre_CSRMatrixNumCols(Ad), hypre_CSRMatrixI(Ad), hypre_CSRMatrixJ(Ad), hypre_CSRMatrixData(Ad)},
                                 {hypre_CSRMatrixNumRows(Pd), hypre_CSRMatrixNumCols(Pd), hypre_CSRMatrixI(Pd), hypre_CSRMatrixJ(Pd), hypre_CSRMatrixData(Pd)}};
-    HYPRE_MemoryLocation             where = loc;
-    pcluster::CallerArray<HYPRE_Int> cj(HypreAllocator(&where)); /* A_H's own column array, if OneRankInPlace */
-    HyprePlan                        plan = HyprePlan::symbolic(pcluster::ProductType::PtAP, ops, o, L->ci, cj);
-    if (OneRankInPlace(plan, ops, P, L, cj, loc)) return;
+    HYPRE_MemoryLocation              where = loc;
+    pcluster::CallerArray<HYPRE_Int>  cj(HypreAllocator(&where)); /* A_H's own arrays, if OneRankInPlace */
+    pcluster::CallerArray<HYPRE_Real> cv(HypreAllocator(&where));
+    HyprePlan::symbolic(pcluster::ProductType::PtAP, ops, o, L->ci, cj, &cv);
+    if (OneRankInPlace(P, L, cj, cv, loc)) return;
     L->cj.assign(cj.begin(), cj.end()); /* a row without its diagonal: laid out by AssembleOneRank */
-    L->cv.resize(L->cj.size());
-    plan.numeric(ops, View{L->cols.owned, L->cols.owned, L->ci.data(), L->cj.data(), nullptr}, L->cv.data());
+    L->cv.assign(cv.begin(), cv.end());
     return;
   }
   const HypreCsr As = SortedCopy(Ad, hypre_CSRMatrixNumCols(Ad)), Ps = SortedCopy(Pd, L->cols.owned);

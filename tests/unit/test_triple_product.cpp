@@ -724,31 +724,38 @@ TEST_CASE("CallerArray: grows as std::vector, through the caller's allocator, an
   CHECK(alloc.live == 0);
 }
 
-TEST_CASE("fused PtAP into a caller's array (CallerArray): the pattern written into the caller's memory is the one a vector gets", "[triple]")
+TEST_CASE("fused PtAP into a caller's arrays (CallerArray): the pattern and values a vector gets, written into the caller's memory", "[triple]")
 {
   const I n = 9;
   const Csr As = poisson3d_7pt<I, double>(n), Ps = smoothed_aggregation(As, n);
   const Csr A = unsorted_rows(revalue(As, 1.0), true), P = unsorted_rows(revalue(Ps, 0.5), false);
   const std::vector<CsrView<I, double>> ops{A.view(), P.view()};
   using Plan = ProductPlan<I, double>;
-  for (int threads : {1, 2, 4}) { // one thread writes the columns straight, several gather their staged rows
+  // one thread writes columns and values straight in its one pass; several gather their staged rows
+  // and form the values in a numeric phase after it
+  for (int threads : {1, 2, 4}) {
     INFO("threads " << threads);
     const SpgemmOptions o = hypre_order_options(threads);
-    std::vector<I> rowptr, colidx, rowptr2;
-    Plan::symbolic(ProductType::PtAP, ops, o, rowptr, colidx);
+    std::vector<I> rowptr, colidx, rowptr2, rowptr3;
+    std::vector<double> values;
+    Plan::symbolic(ProductType::PtAP, ops, o, rowptr, colidx, &values);
     CountingAllocator alloc;
     {
-      CallerArray<I> cols(alloc.get());
-      Plan plan = Plan::symbolic(ProductType::PtAP, ops, o, rowptr2, cols);
+      CallerArray<I> cols(alloc.get()), cols3(alloc.get());
+      CallerArray<double> vals(alloc.get());
+      Plan::symbolic(ProductType::PtAP, ops, o, rowptr2, cols, &vals);
       CHECK(pctest::same_bits(rowptr2, rowptr));
       REQUIRE(cols.size() == colidx.size());
       CHECK(std::equal(cols.begin(), cols.end(), colidx.begin()));
-      CHECK(alloc.live == 1);
-      // the numeric phase on the caller's array: the values a vector's pattern gets
-      std::vector<double> values(colidx.size()), values2(colidx.size());
-      Plan::symbolic(ProductType::PtAP, ops, o, rowptr, colidx, &values);
-      plan.numeric(ops, CsrView<I, double>{P.ncols, P.ncols, rowptr2.data(), cols.data(), nullptr}, values2.data());
-      CHECK(pctest::same_bits(values2, values));
+      REQUIRE(vals.size() == values.size());
+      CHECK(std::equal(vals.begin(), vals.end(), values.begin())); // same bits
+      CHECK(alloc.live == 2);
+      // the pattern alone, then a numeric phase on the caller's array
+      Plan plan = Plan::symbolic(ProductType::PtAP, ops, o, rowptr3, cols3);
+      CHECK(std::equal(cols3.begin(), cols3.end(), colidx.begin()));
+      std::vector<double> values3(colidx.size());
+      plan.numeric(ops, CsrView<I, double>{P.ncols, P.ncols, rowptr3.data(), cols3.data(), nullptr}, values3.data());
+      CHECK(pctest::same_bits(values3, values));
     }
     CHECK(alloc.live == 0);
   }
