@@ -28,7 +28,8 @@
    written into arrays from hypre's allocator (pcluster::CallerArray), which A_H then owns: A_H is
    written once and no second copy of it is held (elasticity, 1 thread: a copy of the values had cost a
    fifth of our product's time and the set-up's peak 1.5x hypre's; one of the pattern, 1-9 MB of peak
-   over hypre's). Named cluster schemes and reorderings run on sorted copies: values to rounding. Several ranks: the fused form by rows of C on pieced views, as the MPIAIJ glue runs it
+   over hypre's). Named cluster schemes and reorderings run on sorted copies: values to rounding.
+   Several ranks: the fused form by rows of C on pieced views, as the MPIAIJ glue runs it
    (product_mpiaij.cxx), on hypre's blocks as they are (that form takes rows in any order; sorted
    copies of them had cost 8-10% of the product's time), pattern and values in one pass, the rows'
    columns left as first reached (sorting them bought nothing: Assemble lays them out in hypre's
@@ -508,7 +509,7 @@ PetscErrorCode BuildCoarseOperator(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P,
     if (size > 1) LocalProductRanks(A, P, Pext, &L);
     else LocalProductOneRank(A, P, &L, loc);
   });
-  if (ierr && L.RAP) { /* made in place, its values never computed */
+  if (ierr && L.RAP) { /* made before a failure (none follows OneRankInPlace today): not leaked */
     hypre_ParCSRMatrixDestroy(L.RAP);
     L.RAP = nullptr;
   }
