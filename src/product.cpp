@@ -170,6 +170,25 @@ struct ProductPlan<I, V>::Impl {
     type = t;
     options = o;
   }
+  // Each operand is checked once (a matrix given twice, once) where options ask for it; the steps
+  // then trust it and the intermediates built from it.
+  void check_operands(const std::vector<CsrView<I, V>> &ops) const
+  {
+    if (!options.check_operands) return;
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      if (std::none_of(ops.begin(), ops.begin() + k, [&](const CsrView<I, V> &earlier) { return earlier.same_pattern_as(ops[k]); }))
+        validate(ops[k], operand_name(type, static_cast<int>(k)));
+  }
+  // A fused triple product's values where its symbolic pass did not form them (values_formed): a
+  // numeric phase into c_values, resized to C (square: PtAP, RARt). Ops: CSR or pieced views.
+  template <class Ops, class Columns, class Values>
+  void fused_values_after_symbolic(ProductPlan &plan, const Ops &ops, std::vector<I> &c_rowptr, Columns &c_colidx, Values *c_values) const
+  {
+    if (!c_values || values_formed()) return;
+    c_values->resize(c_colidx.size());
+    const I m = static_cast<I>(c_rowptr.size() - 1);
+    plan.numeric(ops, CsrView<I, V>{m, m, c_rowptr.data(), c_colidx.data(), nullptr}, c_values->data());
+  }
   // The matrix in a slot; the result slot has no view here (the caller owns it).
   CsrView<I, V> view(const std::vector<CsrView<I, V>> &ops, int slot) const
   {
@@ -264,12 +283,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
   for (std::size_t k = 0; k < ops.size() && k < block_sizes.size(); ++k) bs[k] = block_sizes[k];
 
   const detail::ScopedMaxThreads team(options.num_threads);
-  // Each operand is checked once here (a matrix given twice, once); the steps then trust it and the
-  // intermediates built from it.
-  if (options.check_operands)
-    for (std::size_t k = 0; k < ops.size(); ++k)
-      if (std::none_of(ops.begin(), ops.begin() + k, [&](const CsrView<I, V> &earlier) { return earlier.same_pattern_as(ops[k]); }))
-        validate(ops[k], operand_name(type, static_cast<int>(k)));
+  im.check_operands(ops);
   for (const StepSpec &spec : chain_of(type, fused_triple(type, options))) {
     typename Impl::Step step{spec, {}, {}, {}};
     const CsrView<I, V> L = spec.left >= 0 ? im.view(ops, spec.left) : CsrView<I, V>{};
@@ -309,11 +323,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
     }
     im.steps.push_back(std::move(step));
   }
-  if (c_values && fused_triple(type, options) && !im.values_formed()) { // else the fused form makes values in a numeric phase of its own
-    c_values->resize(c_colidx.size());
-    const CsrView<I, V> C{static_cast<I>(c_rowptr.size() - 1), product_dimensions(type, ops)[1], c_rowptr.data(), c_colidx.data(), nullptr};
-    plan.numeric(ops, C, c_values->data());
-  }
+  if (fused_triple(type, options)) im.fused_values_after_symbolic(plan, ops, c_rowptr, c_colidx, c_values); // the SpGEMM steps form theirs
   im.seconds_symbolic = seconds_since(t0);
   return plan;
 }
@@ -330,18 +340,12 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
   Impl &im = *plan.impl_;
   im.start(type, options);
   const detail::ScopedMaxThreads team(options.num_threads);
-  if (options.check_operands) {
-    validate(ops[0], "A");
-    if (!ops[1].same_pattern_as(ops[0])) validate(ops[1], "P");
-  }
+  im.check_operands(ops);
   const StepSpec spec = chain_of(type, true).front();
   typename Impl::Step step{spec, {}, {}, {}};
   im.triple_symbolic(step, im.triple_operands(ops, spec), c_rowptr, c_colidx, c_values && im.values_in_symbolic(type) ? c_values : nullptr);
   im.steps.push_back(std::move(step));
-  if (c_values && !im.values_formed()) {
-    c_values->resize(c_colidx.size());
-    plan.numeric(ops, CsrView<I, V>{ops[1].ncols, ops[1].ncols, c_rowptr.data(), c_colidx.data(), nullptr}, c_values->data());
-  }
+  im.fused_values_after_symbolic(plan, ops, c_rowptr, c_colidx, c_values);
   im.seconds_symbolic = seconds_since(t0);
   return plan;
 }
@@ -417,10 +421,7 @@ ProductPlan<I, V> ProductPlan<I, V>::symbolic(ProductType type, const std::vecto
   typename Impl::Step step{chain_of(type, true).front(), {}, {}, {}};
   im.triple_symbolic(step, detail::TripleOperands<I, V, PiecedView<I, V>>{A, P, {}}, c_rowptr, c_colidx, c_values && im.values_in_symbolic(type) ? c_values : nullptr);
   im.steps.push_back(std::move(step));
-  if (c_values && !im.values_formed()) {
-    c_values->resize(c_colidx.size());
-    plan.numeric(ops, CsrView<I, V>{P.ncols, P.ncols, c_rowptr.data(), c_colidx.data(), nullptr}, c_values->data());
-  }
+  im.fused_values_after_symbolic(plan, ops, c_rowptr, c_colidx, c_values);
   im.seconds_symbolic = seconds_since(t0);
   return plan;
 }
