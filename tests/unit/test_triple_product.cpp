@@ -604,10 +604,6 @@ Csr hypre_order_reference(const Csr &A, const Csr &P)
   return C;
 }
 
-} // namespace
-
-namespace {
-
 // The fused form by rows of C on rows as hypre keeps them (unsorted), C's columns as first reached
 SpgemmOptions hypre_order_options(int threads)
 {
@@ -660,14 +656,13 @@ namespace {
 
 // An allocator for CallerArray that counts what it holds (malloc's, as a C library's would be)
 struct CountingAllocator {
-  long live = 0, calls = 0;
+  long live = 0; // buffers allocated and not yet freed
   bool fail = false; // the next reallocate returns null
   CallerAllocator get()
   {
     CallerAllocator a;
     a.reallocate = [](void *self, void *old, std::size_t bytes) -> void * {
       auto &c = *static_cast<CountingAllocator *>(self);
-      ++c.calls;
       if (c.fail) return nullptr;
       void *p = std::realloc(old, bytes);
       if (!old && p) ++c.live;
