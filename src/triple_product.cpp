@@ -115,6 +115,30 @@ inline void for_each_entry_fetching(const PiecedView<I, V> &A, I k, const Pieced
   A.for_each(k, f);
 }
 
+// The row of M that *ahead names (ahead < end), prefetched: its columns, and its values if asked; a
+// PiecedView's row in each of its parts (its rows too are fetched at random where the numbering is
+// scattered, and pieced rows took no prefetch before: MPIAIJ and hypre's blocks on several ranks).
+template <class I, class V>
+inline void prefetch_row_of(const CsrView<I, V> &M, const I *ahead, const I *end, bool values)
+{
+  prefetch_row(ahead, end, M.rowptr, M.colidx, values ? M.values : static_cast<const V *>(nullptr));
+}
+template <class I, class V>
+inline void prefetch_row_of(const PiecedView<I, V> &M, const I *ahead, const I *end, bool values)
+{
+  if (ahead >= end) return;
+  const I i = *ahead, r = i - M.own_row0;
+  const auto part = [values](const CsrView<I, V> &X, I q) {
+    const I b = X.rowptr[q];
+    __builtin_prefetch(X.colidx + b);
+    if (values && X.values) __builtin_prefetch(X.values + b);
+  };
+  if (r >= 0 && r < M.own_rows) {
+    part(M.diag, r);
+    if (M.offdiag.rowptr) part(M.offdiag, r);
+  } else if (M.other.rowptr) part(M.other, r < 0 ? i : i - M.own_rows);
+}
+
 // Widens [lo, hi] to hold row i's columns: from the ends of its sorted parts, not entry by entry.
 template <class I, class V>
 inline void widen_to_row(const CsrView<I, V> &M, I i, I &lo, I &hi)
@@ -691,7 +715,10 @@ __attribute__((always_inline)) inline I row_of_c(const M A, const M P, bool with
     else if (with_values) for_each_product(ks, nk, pv, ks_end, A.rowptr, A.colidx, A.values, [&](I j, V x) { fine_sum(j) += x; });
   }
   if (!csr || !with_values)
-    for (I q = 0; q < nk; ++q) for_each_entry(A, ks[q], [&](I j, V a) { fine_sum(j) += pv[q] * a; });
+    for (I q = 0; q < nk; ++q) {
+      if constexpr (!csr) prefetch_row_of(A, ks + q + kPrefetchAhead, ks_end, with_values);
+      for_each_entry(A, ks[q], [&](I j, V a) { fine_sum(j) += pv[q] * a; });
+    }
   // C(i,:) = (Pt A)(i,:) P
   V *const __restrict wvp = ws.wv.data();
   for (I e = 0; e < len; ++e) {
@@ -703,7 +730,10 @@ __attribute__((always_inline)) inline I row_of_c(const M A, const M P, bool with
     else if (with_values) for_each_product(wp, len, wvp, wp + len, P.rowptr, P.colidx, P.values, [&](I c, V x) { coarse(c) += x; });
   }
   if (!csr || !with_values)
-    for (I e = 0; e < len; ++e) for_each_entry(P, wp[e], [&](I c, V p) { coarse(c) += wvp[e] * p; });
+    for (I e = 0; e < len; ++e) {
+      if constexpr (!csr) prefetch_row_of(P, wp + e + kPrefetchAhead, wp + len, with_values);
+      for_each_entry(P, wp[e], [&](I c, V p) { coarse(c) += wvp[e] * p; });
+    }
   return len;
 }
 
@@ -720,7 +750,6 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
   const CsrView<I, V> &Pt = ops.Pt; // RARt: R's pattern; PtAP: none, made a block of rows at a time (PtBlocks)
   const bool given_pt = Pt.rowptr != nullptr;
   const int nt = team_size(ops, m);
-  constexpr bool csr = std::is_same_v<M, CsrView<I, V>>;
   check_fits(ops);
   PtRowStats<I> stats; // PtAP: P^T's row counts and spans, one pass over P
   std::vector<I> pt_rowptr;
@@ -834,7 +863,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
         for (I q = 0; q < nk; ++q) {
           const I k = ks[q];
           // A's rows are fetched at random (the hot spot of a scattered numbering), so is P's below
-          if constexpr (csr) prefetch_row(ks + q + kPrefetchAhead, ks_end, A.rowptr, A.colidx, static_cast<const V *>(nullptr));
+          prefetch_row_of(A, ks + q + kPrefetchAhead, ks_end, false);
           if (repeats_previous(a_rep, ks, q)) continue;
           for_each_entry(A, k, [&](I j, V) {
             const bool fresh = fstamp[j] != fnow;
@@ -844,7 +873,7 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
           });
         }
         for (I e = 0; e < len; ++e) {
-          if constexpr (csr) prefetch_row(w.data() + e + kPrefetchAhead, w.data() + len, P.rowptr, P.colidx, static_cast<const V *>(nullptr));
+          prefetch_row_of(P, w.data() + e + kPrefetchAhead, w.data() + len, false);
           if (repeats_previous(p_rep, w.data(), e)) continue;
           for_each_entry(P, w[e], [&](I c, V) {
             if (cstamp[c] != cnow) {
