@@ -70,6 +70,7 @@
 
   #include <algorithm>
   #include <iterator>
+  #include <stdexcept>
   #include <utility>
   #include <vector>
 
@@ -537,6 +538,7 @@ hypre_ParCSRMatrix *Assemble(hypre_ParCSRMatrix *P, LocalProduct &L, hypre_CSRMa
     }
     if (L.ci[c + 1] - dropped >= kDropBatch) drop(dropped, L.ci[c + 1]), dropped = L.ci[c + 1];
   }
+  if (dj.size() != static_cast<std::size_t>(di[nc]) || oj.size() != static_cast<std::size_t>(oi[nc])) throw std::logic_error("BoomerAMG coarse operator: A_H's rows came out longer or shorter than counted");
   L = LocalProduct();
 
   /* the arrays handed to A_H, which frees them */
