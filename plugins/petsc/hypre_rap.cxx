@@ -211,7 +211,7 @@ pcluster::CallerAllocator HypreAllocator(HYPRE_MemoryLocation *loc)
    beside it (values or pattern formed in vectors of ours and copied had cost a fifth of our
    product's time, and up to 1.5x hypre's peak). False where a row lacks its diagonal: hypre stores
    an explicit zero there, an entry the plan did not make (rows before it have their diagonal first
-   already, as AssembleOneRank's layout puts it). */
+   already, as Assemble's layout puts it). */
 bool OneRankInPlace(hypre_ParCSRMatrix *P, LocalProduct *L, pcluster::CallerArray<HYPRE_Int> &cj, pcluster::CallerArray<HYPRE_Real> &cv, HYPRE_MemoryLocation loc)
 {
   const HYPRE_Int nc = static_cast<HYPRE_Int>(L->ci.size()) - 1, nnz = L->ci[nc];
@@ -257,7 +257,7 @@ void LocalProductOneRank(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, LocalProd
     pcluster::CallerArray<HYPRE_Real> cv(HypreAllocator(&where));
     HyprePlan::symbolic(pcluster::ProductType::PtAP, ops, o, L->ci, cj, &cv);
     if (OneRankInPlace(P, L, cj, cv, loc)) return;
-    L->cj.assign(cj.begin(), cj.end()); /* a row without its diagonal: laid out by AssembleOneRank */
+    L->cj.assign(cj.begin(), cj.end()); /* a row without its diagonal: laid out by Assemble */
     L->cv.assign(cv.begin(), cv.end());
     return;
   }
@@ -345,43 +345,8 @@ void DropPages(T *a, std::size_t from, std::size_t to)
   if (to > from && e > b) madvise(reinterpret_cast<void *>(b), e - b, MADV_DONTNEED);
 }
 
-/* One rank (nothing received, every column owned): L's rows written straight into hypre's arrays, the
-   diagonal moved first (or put first, zero), the others in L's order */
-hypre_ParCSRMatrix *AssembleOneRank(hypre_ParCSRMatrix *P, LocalProduct &L, HYPRE_MemoryLocation loc)
-{
-  const HYPRE_Int nc  = L.cols.owned;
-  HYPRE_Int       nnz = 0;
-  for (HYPRE_Int i = 0; i < nc; ++i) {
-    nnz += L.ci[i + 1] - L.ci[i] + 1;
-    for (HYPRE_Int q = L.ci[i]; q < L.ci[i + 1]; ++q)
-      if (L.cj[q] == i) {
-        --nnz;
-        break;
-      }
-  }
-  HYPRE_Int  *di = hypre_TAlloc(HYPRE_Int, nc + 1, loc), *dj = nnz ? hypre_TAlloc(HYPRE_Int, nnz, loc) : nullptr;
-  HYPRE_Real *dv = nnz ? hypre_TAlloc(HYPRE_Real, nnz, loc) : nullptr;
-  HYPRE_Int   t  = 0;
-  di[0]          = 0;
-  for (HYPRE_Int i = 0; i < nc; ++i) {
-    const HYPRE_Int head = t++;
-    dj[head]             = i;
-    dv[head]             = 0;
-    for (HYPRE_Int q = L.ci[i]; q < L.ci[i + 1]; ++q) {
-      if (L.cj[q] == i) dv[head] = L.cv[q];
-      else {
-        dj[t]   = L.cj[q];
-        dv[t++] = L.cv[q];
-      }
-    }
-    di[i + 1] = t;
-  }
-  L = LocalProduct();
-  return CreateOneRank(P, nnz, di, dj, dv, loc);
-}
-
 /* A_H in hypre's layout from our rows of it and the rows other ranks sent (RAP_ext, by hypre's send map
-   of P's columns), written once into arrays of hypre's of their exact size, which A_H takes over: each
+   of P's columns; none on one rank, where OneRankInPlace could not make it), written once into arrays of hypre's of their exact size, which A_H takes over: each
    row the diagonal first (an explicit zero where the product has none), the other columns as first
    reached; off-process columns those its rows use, ascending (hypre compacts its map to these). A row
    something was received for is summed in a dense row, the rows received first, then ours (hypre's
@@ -473,15 +438,14 @@ hypre_ParCSRMatrix *Assemble(hypre_ParCSRMatrix *P, LocalProduct &L, hypre_CSRMa
   };
   std::vector<HYPRE_Real> dval(nc, 0), oval(noffd, 0);
   std::vector<char>       dmark(nc, 0), omark(noffd, 0);
-  std::vector<HYPRE_Int>  dcols, ocols;
-  const auto              add = [&](HYPRE_Int p, HYPRE_Real v) {
+  std::vector<HYPRE_Int>  dcols, ocols; /* the row's columns but its diagonal (marked beforehand), first reached first */
+  const auto              sum = [&](HYPRE_Int p) -> HYPRE_Real & { /* place p's sum, p listed on first use */
     if (p >= 0) {
       if (!dmark[p]) dmark[p] = 1, dcols.push_back(p);
-      dval[p] += v;
-    } else {
-      if (!omark[-1 - p]) omark[-1 - p] = 1, ocols.push_back(-1 - p);
-      oval[-1 - p] += v;
+      return dval[p];
     }
+    if (!omark[-1 - p]) omark[-1 - p] = 1, ocols.push_back(-1 - p);
+    return oval[-1 - p];
   };
   const auto clear_row = [&](HYPRE_Int i) {
     for (HYPRE_Int j : dcols) dval[j] = 0, dmark[j] = 0;
@@ -493,8 +457,8 @@ hypre_ParCSRMatrix *Assemble(hypre_ParCSRMatrix *P, LocalProduct &L, hypre_CSRMa
   for (HYPRE_Int i = 0; i < nc; ++i) /* the merged rows' lengths */
     if (by_row[i] < by_row[i + 1]) {
       dmark[i] = 1;
-      merge(i, add);
-      di[i + 1] = 1 + static_cast<HYPRE_Int>(dcols.size()) - static_cast<HYPRE_Int>(std::count(dcols.begin(), dcols.end(), i));
+      merge(i, [&](HYPRE_Int p, HYPRE_Real) { sum(p); });
+      di[i + 1] = 1 + static_cast<HYPRE_Int>(dcols.size());
       oi[i + 1] = static_cast<HYPRE_Int>(ocols.size());
       clear_row(i);
     }
@@ -528,11 +492,10 @@ hypre_ParCSRMatrix *Assemble(hypre_ParCSRMatrix *P, LocalProduct &L, hypre_CSRMa
       }
     } else {
       dmark[i] = 1;
-      merge(i, add);
+      merge(i, [&](HYPRE_Int p, HYPRE_Real v) { sum(p) += v; });
       dj.push_back(i);
       dv.push_back(dval[i]);
-      for (HYPRE_Int j : dcols)
-        if (j != i) dj.push_back(j), dv.push_back(dval[j]);
+      for (HYPRE_Int j : dcols) dj.push_back(j), dv.push_back(dval[j]);
       for (HYPRE_Int j : ocols) oj.push_back(j), ov.push_back(oval[j]);
       clear_row(i);
     }
@@ -638,7 +601,7 @@ PetscErrorCode BuildCoarseOperator(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P,
   /* the rows received added to ours, in hypre's layout: local work whose failure every rank must learn
      of before the collective calls below (hypre's communication package of A_H) */
   hypre_ParCSRMatrix *RAP = nullptr;
-  ierr = PetscClusterCallCXX_Private(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, NULL, "BoomerAMG coarse operator", [&]() { RAP = size > 1 ? Assemble(P, L, RAP_ext, loc) : L.RAP ? L.RAP : AssembleOneRank(P, L, loc); });
+  ierr = PetscClusterCallCXX_Private(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, NULL, "BoomerAMG coarse operator", [&]() { RAP = L.RAP ? L.RAP : Assemble(P, L, RAP_ext, loc); });
   if (RAP_ext) hypre_CSRMatrixDestroy(RAP_ext);
   if (size > 1) PetscCall(MatClusterAllRanks_Private(comm, ierr, "BoomerAMG coarse operator"));
   PetscCall(ierr);
