@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <optional>
 #include <numeric>
 #include <string>
@@ -385,7 +386,15 @@ void merge_run(const M &A, const M &P, const std::uint8_t *a_rep, I k, int r, I 
 //    0.93 against 0.67x and 0.56 against 0.36-0.42x by rows of A; R-MAT at 1.61, 1.07 against
 //    1.33x; shuffled elasticity at 2.4 with 24 MB of P, 0.89 against 1.32x; 27-point at 2.0 and
 //    7-point at 3.0 also faster by rows of C).
+//  Pieced operands (a rank's rows of MPIAIJ matrices) need kRowsOfCMinGainPieced: by rows of C their
+//  multiply-adds cost more against rows of A's than on CSR operands (A's rows fetched nnz(P) times in
+//  parts, P^T's blocks made from P's parts). Measured (mpi_bench, 1 and 2 ranks x 1 thread, reuse,
+//  rows of A / rows of C against PETSc's nonscalable in the same run): 27-point elasticity at 2.1-2.2
+//  1.0-1.19x / 0.84-0.93x, the 27-point stencil at 2.4 0.94 / 0.86x (2.5: 0.85 / 0.80x), the 7-point
+//  stencil at 2.6 0.59-0.81 / 0.74-0.85x; PCGAMG's elasticity set-up on 2 ranks (its finest product at
+//  1.9) re-set up in 0.93-0.94x PETSc's fastest by rows of A, 0.50-0.55x by rows of C.
 constexpr double kRowsOfCMinGain = 1.5;
+constexpr double kRowsOfCMinGainPieced = 2.4;
 inline double numeric_cache_bytes()
 {
   static const double bytes = [] {
@@ -409,7 +418,8 @@ bool numeric_by_rows_of_c(const M &A, const M &P, I median_span, Count c_nnz, Co
   const bool wide = static_cast<double>(median_span) * a_row > cache;
   if (wide && p_bytes <= cache) return false;
   if (wide && p_bytes > 2 * cache && entry * static_cast<double>(c_nnz) > cache) return true;
-  return static_cast<double>(rows_of_a) >= kRowsOfCMinGain * static_cast<double>(rows_of_c);
+  const double gain = std::is_same_v<M, PiecedView<I, V>> ? kRowsOfCMinGainPieced : kRowsOfCMinGain;
+  return static_cast<double>(rows_of_a) >= gain * static_cast<double>(rows_of_c);
 }
 // The median of span(i) over the rows i of P^T with span(i) > 0 (0 if none)
 template <class I, class Span>
