@@ -570,8 +570,11 @@ Count symbolic_pt_budget(const PtRowStats<I> &s, const std::vector<I> &rows, I p
 // hubs of a graph) weigh most in C's rows times nk: an even sample of every 32nd row of an R-MAT
 // P^T took those twice what they are. A*P's multiply-adds (by rows of A) are counted whole
 // (ap_flops). Pt: P^T's pattern where the caller has it, else the sampled rows are made here from P
-// (stats: P^T's row counts).
+// (stats: P^T's row counts). A group gives at most an eighth of its rows (kOrderSampleShare), at
+// least one: each sampled row costs what the pass does for it, and where C has few rows (an AMG
+// hierarchy's coarse levels: 50 rows, C dense) sixteen a group were nearly all of them, the pass made twice.
 constexpr Count kOrderSampleRows = 16;
+constexpr Count kOrderSampleShare = 8;
 struct SampledRowsOfC {
   Count c_nnz = 0, rows_of_a = 0, rows_of_c = 0; // C's entries, the multiply-adds by rows of A and by rows of C
 };
@@ -595,7 +598,10 @@ SampledRowsOfC sample_rows_of_c(const TripleOperands<I, V, M> &ops, const PtRowS
     ++x.rows;
     x.entries += length(i);
   }
-  for (Group &x : g) x.stride = std::max<Count>(1, (x.rows + kOrderSampleRows - 1) / kOrderSampleRows);
+  for (Group &x : g) {
+    const Count samples = std::min(kOrderSampleRows, std::max<Count>(1, x.rows / kOrderSampleShare));
+    x.stride = std::max<Count>(1, (x.rows + samples - 1) / samples);
+  }
   // the sampled rows (slot: their place in ptr, else -1) and their columns k
   std::vector<I> slot(static_cast<std::size_t>(m), I(-1)), ptr(1, I(0)), rows;
   for (I i = 0; i < m; ++i) {
