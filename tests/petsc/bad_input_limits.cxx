@@ -131,6 +131,13 @@ PetscErrorCode RecordingReturnHandler(MPI_Comm comm, int line, const char *fun, 
   return PetscReturnErrorHandler(comm, line, fun, file, n, p, mess, ctx);
 }
 
+/* RecordingReturnHandler pushed, with nothing recorded yet */
+PetscErrorCode PushRecordingHandler()
+{
+  g_raised_in.clear();
+  return PetscPushErrorHandler(RecordingReturnHandler, NULL);
+}
+
 /* A failed allocation of PETSc's own (the last error raised in the call came from its allocator) */
 bool RaisedByPetscAllocator(PetscErrorCode ierr)
 {
@@ -210,17 +217,16 @@ PetscErrorCode Memory(void)
           PetscCall(MatDuplicate(M, MAT_COPY_VALUES, &D));
           copies.push_back(D);
         }
-        g_raised_in.clear();
-        PetscCall(PetscPushErrorHandler(RecordingReturnHandler, NULL));
+        PetscCall(PushRecordingHandler());
         const PetscErrorCode ierr = c.call(&C);
         PetscCall(PetscPopErrorHandler());
         const char *message = NULL;
         PetscCall(ErrorMessage(ierr, NULL, &message));
-        const std::string msg     = ierr && message ? message : "";
+        const std::string msg                = ierr && message ? message : "";
         const bool        in_petsc_allocator = RaisedByPetscAllocator(ierr);
-        const bool        failed  = ierr == PETSC_ERR_MEM || in_petsc_allocator;
+        const bool        out_of_memory      = ierr == PETSC_ERR_MEM || in_petsc_allocator;
         std::string       problem;
-        if (ierr && !failed) problem += "error code " + std::to_string((int)ierr) + ", expected " + std::to_string((int)PETSC_ERR_MEM) + " or success; ";
+        if (ierr && !out_of_memory) problem += "error code " + std::to_string((int)ierr) + ", expected " + std::to_string((int)PETSC_ERR_MEM) + " or success; ";
         if (in_petsc_allocator) ++petscs;
         else if (ierr == PETSC_ERR_MEM) {
           if (msg.find("petsc-cluster") != std::string::npos && msg.find("out of memory") != std::string::npos) ++ours;
@@ -234,7 +240,7 @@ PetscErrorCode Memory(void)
           PetscCall(MatDestroy(&copies[k]));
         }
         PetscCall(MatDestroy(&C));
-        if (failed && problem.empty()) { /* the limit lifted, the same call succeeds */
+        if (out_of_memory && problem.empty()) { /* the limit lifted, the same call succeeds */
           PetscErrorCode again;
           PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
           again = FormProduct(kInCode, type, o, alg, &C);
@@ -273,8 +279,7 @@ PetscErrorCode Memory(void)
           PetscCall(MatScale(A, 2.0)); /* new values: the numeric phase has work to do */
           lim.rlim_cur = (rlim_t)(StatusKiB("VmSize:") * 1024 + margin_mib * 1024 * 1024);
           PetscCheck(!setrlimit(RLIMIT_AS, &lim), PETSC_COMM_SELF, PETSC_ERR_SYS, "setrlimit failed");
-          g_raised_in.clear();
-          PetscCall(PetscPushErrorHandler(RecordingReturnHandler, NULL));
+          PetscCall(PushRecordingHandler());
           ierr = UserProduct(type, A, P, NULL, MAT_REUSE_MATRIX, &C);
           PetscCall(PetscPopErrorHandler());
           PetscCheck(!setrlimit(RLIMIT_AS, &saved), PETSC_COMM_SELF, PETSC_ERR_SYS, "setrlimit failed");
@@ -309,8 +314,7 @@ PetscErrorCode Memory(void)
      (last: glibc answers a failed request by opening an arena of 64 MiB address space, which the limits
      above would then not have met) */
     void *never = NULL;
-    g_raised_in.clear();
-    PetscCall(PetscPushErrorHandler(RecordingReturnHandler, NULL));
+    PetscCall(PushRecordingHandler());
     const PetscErrorCode ierr = PetscMalloc((size_t)1 << 62, &never);
     PetscCall(PetscPopErrorHandler());
     PetscCheck(RaisedByPetscAllocator(ierr), PETSC_COMM_SELF, PETSC_ERR_PLIB, "a failed PetscMalloc was not recognised (error %d raised in '%s')", (int)ierr, g_raised_in.c_str());
