@@ -279,12 +279,20 @@ class SymbolicPass {
     // that each chunk gets its own buffer (the bound of a power-law product can far exceed nnz(C)).
     const std::size_t total = static_cast<std::size_t>(std::accumulate(chunk_bound_.begin(), chunk_bound_.end(), Count(0)));
     const std::size_t with_room = total * std::max(sizeof(I), sizeof(V)), half_memory = physical_memory_bytes() / 2;
+    // The bounds can be many times the output (PCGAMG's A*P0 on elasticity: 20x), so chunks placed
+    // at their bounds' offsets touch pages spread over the arena, most of which the values do not
+    // cover: on one thread, which takes the chunks in order, each starts where the one before ended
+    // (kernel), and the written pages are C's columns' count, all under the values' hole; on several,
+    // the pages beyond it are handed back when the arena goes (assemble).
     const bool one_arena = total * sizeof(I) <= half_memory;
     arenas_.clear();
     if (one_arena) arenas_.push_back(make_raw_storage(with_room <= half_memory ? with_room : total * sizeof(I)));
+    packed_ = one_arena && nt_ == 1;
+    values_room_ = one_arena && with_room <= half_memory;
     Count offset = 0;
     for (int ch = 0; ch < nchunks; ++ch) {
-      if (one_arena) out_[ch].cols = static_cast<I *>(arenas_[0].get()) + offset;
+      if (packed_) out_[ch].cols = nullptr; // placed by the kernel as it reaches the chunk
+      else if (one_arena) out_[ch].cols = static_cast<I *>(arenas_[0].get()) + offset;
       else {
         arenas_.push_back(make_raw_storage(static_cast<std::size_t>(chunk_bound_[ch]) * sizeof(I)));
         out_[ch].cols = static_cast<I *>(arenas_.back().get());
@@ -320,7 +328,7 @@ class SymbolicPass {
       for (int ch = 0; ch < nchunks; ++ch) {
         c_colidx.insert(c_colidx.end(), out_[ch].cols, out_[ch].cols + out_[ch].size);
         if (c_values) c_values->insert(c_values->end(), out_[ch].vals.get(), out_[ch].vals.get() + out_[ch].size);
-        out_[ch].vals.reset();
+        free_values(out_[ch]);
       }
     } else {
       c_colidx.resize(static_cast<std::size_t>(nnz));
@@ -338,13 +346,14 @@ class SymbolicPass {
             const Unit<I, V> u = units_(uidx);
             for (I l = 0; l < u.s; ++l) copy_row(u.rows[l], out_[ch]);
           }
-          out_[ch].vals.reset();
+          free_values(out_[ch]);
         }
       } else { // in C's row order, gathering rows from the chunks (see src/spgemm_reordering.hpp)
 #pragma omp parallel for schedule(static) num_threads(nt_)
         for (I i = 0; i < nrows; ++i) copy_row(inverse[i], out_[row_chunk_[inverse[i]]]);
       }
     }
+    release_written_pages(nnz);
     out_.clear();
     arenas_.clear();
   }
@@ -352,6 +361,27 @@ class SymbolicPass {
   std::vector<I> take_chunks() { return std::move(chunks_); }
 
  private:
+  // A chunk's values (fused), their written pages handed back first (see release_pages).
+  static void free_values(ChunkOutput<I, V> &o)
+  {
+    if (o.vals) release_pages(o.vals.get(), o.vals.get() + o.size);
+    o.vals.reset();
+  }
+
+  // The pages the chunks wrote, handed back before their buffers are freed, but those under the
+  // arena's first nnz(C) values: the hole C's values are allocated in next (run).
+  void release_written_pages(Count nnz)
+  {
+    const char *const keep_end = values_room_ ? static_cast<const char *>(arenas_[0].get()) + static_cast<std::size_t>(nnz) * sizeof(V) : nullptr;
+    for (ChunkOutput<I, V> &o : out_) {
+      free_values(o);
+      if (!o.cols || o.size == 0) continue;
+      const char *b = reinterpret_cast<const char *>(o.cols), *const e = reinterpret_cast<const char *>(o.cols + o.size);
+      if (keep_end && b < keep_end) b = keep_end;
+      release_pages(b, e);
+    }
+  }
+
   // The kernel over every unit. count_only: only row_count is wanted, each unit's columns go to a
   // per-thread scratch buffer (unit_bound_max_ long) that the next unit overwrites.
   void kernel(bool fused, bool count_only, SpgemmStats &st)
@@ -377,6 +407,7 @@ class SymbolicPass {
       for (int ch = 0; ch < nchunks; ++ch)
         errors.guard([&] {
           ChunkOutput<I, V> &dst = count_only ? scratch : out_[ch];
+          if (packed_ && !count_only) dst.cols = ch == 0 ? static_cast<I *>(arenas_[0].get()) : out_[ch - 1].cols + out_[ch - 1].size;
           // Row i of C repeating or shifting row i-1, which this thread has just put at the end of its
           // buffer (only for row-wise, pattern-only, unreordered products: copies_ is false otherwise;
           // a count-only pass keeps no rows). Rows no longer than the merge takes are merged: cheaper
@@ -485,6 +516,8 @@ class SymbolicPass {
   std::vector<Count> row_start_;     // unless rows_follow_: by working row, in its chunk's buffer
   std::vector<int> row_chunk_;       // reordered: the chunk holding each working row
   std::vector<RawStorage> arenas_;   // the chunks' columns: one arena, or one per chunk (run)
+  bool packed_ = false;              // one arena, one thread: each chunk's columns follow the chunk before's
+  bool values_room_ = false;         // the one arena has room for C's values (run)
   std::vector<ChunkOutput<I, V>> out_;
 };
 

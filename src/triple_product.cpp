@@ -192,8 +192,8 @@ int team_size(const TripleOperands<I, V, M> &ops, I m)
 }
 
 // A thread's rows of C's pattern, staged in blocks of fixed size: no growth by doubling
-// (which held up to twice the pattern, plus the old buffer while it moved), and each block freed as
-// soon as it is copied into C.
+// (which held up to twice the pattern, plus the old buffer while it moved), and each block's pages
+// handed back as soon as it is copied into C (freed alone, they can stay resident: release_pages).
 template <class T>
 class Staging {
  public:
@@ -220,6 +220,7 @@ class Staging {
   {
     for (std::vector<T> &b : blocks_) {
       dst = std::copy(b.begin(), b.end(), dst);
+      release_pages(b.data(), b.data() + b.capacity());
       std::vector<T>().swap(b);
     }
     blocks_.clear();
