@@ -169,7 +169,9 @@ PetscErrorCode Memory(void)
   #if defined(__GLIBC__)
   /* Freed memory must leave the address space, or the next product runs in what an earlier one
      left behind and never meets the limit: a fixed mmap threshold (glibc raises it up to 32 MB
-     after each large free, keeping such blocks in the heap) and a small trim threshold. */
+     after each large free, keeping such blocks in the heap) and a small trim threshold. Linked to
+     Debian's PETSc, SuperLU_DIST's constructor has set M_MMAP_MAX to 0, so no block is mmapped
+     whatever the threshold: only the trim threshold acts, returning the heap's free top. */
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   mallopt(M_TRIM_THRESHOLD, 128 * 1024);
   #endif
