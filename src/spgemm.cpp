@@ -40,6 +40,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -281,17 +282,22 @@ class SymbolicPass {
     const std::size_t with_room = total * std::max(sizeof(I), sizeof(V)), half_memory = physical_memory_bytes() / 2;
     // The bounds can be many times the output (PCGAMG's A*P0 on elasticity: 20x), so chunks placed
     // at their bounds' offsets touch pages spread over the arena, most of which the values do not
-    // cover: on one thread, which takes the chunks in order, each starts where the one before ended
-    // (kernel), and the written pages are C's columns' count, all under the values' hole; on several,
-    // the pages beyond it are handed back when the arena goes (assemble).
+    // cover. So on one thread, which takes the chunks in order, each starts where the one before
+    // ended (kernel); on several, each thread writes a chunk in a buffer of its own and copies it to
+    // the arena's next free place (gathered_: a copy of C's columns, cheaper than the faults of
+    // fresh pages). Either way the written pages are C's columns' count, all under the values' hole.
+    // Values staged with the columns (fused) have a buffer per chunk, and on several threads the
+    // chunks stay at their bounds' offsets: the pages beyond the hole are handed back (assemble).
     const bool one_arena = total * sizeof(I) <= half_memory;
     arenas_.clear();
     if (one_arena) arenas_.push_back(make_raw_storage(with_room <= half_memory ? with_room : total * sizeof(I)));
     packed_ = one_arena && nt_ == 1;
+    gathered_ = one_arena && nt_ > 1 && !fused;
     values_room_ = one_arena && with_room <= half_memory;
+    gathered_end_ = 0;
     Count offset = 0;
     for (int ch = 0; ch < nchunks; ++ch) {
-      if (packed_) out_[ch].cols = nullptr; // placed by the kernel as it reaches the chunk
+      if (packed_ || gathered_) out_[ch].cols = nullptr; // placed by the kernel
       else if (one_arena) out_[ch].cols = static_cast<I *>(arenas_[0].get()) + offset;
       else {
         arenas_.push_back(make_raw_storage(static_cast<std::size_t>(chunk_bound_[ch]) * sizeof(I)));
@@ -403,11 +409,16 @@ class SymbolicPass {
           scratch_cols = make_uninitialized_array<I>(static_cast<std::size_t>(unit_bound_max_));
           scratch.cols = scratch_cols.get();
         });
+      const bool gather = gathered_ && !count_only;
+      std::unique_ptr<I[]> own; // gathered_: this thread's chunk, before it is copied to the arena
+      Count own_used = 0;
+      if (gather) errors.guard([&] { own = make_uninitialized_array<I>(static_cast<std::size_t>(*std::max_element(chunk_bound_.begin(), chunk_bound_.end()))); });
 #pragma omp for schedule(dynamic, 1)
       for (int ch = 0; ch < nchunks; ++ch)
         errors.guard([&] {
           ChunkOutput<I, V> &dst = count_only ? scratch : out_[ch];
           if (packed_ && !count_only) dst.cols = ch == 0 ? static_cast<I *>(arenas_[0].get()) : out_[ch - 1].cols + out_[ch - 1].size;
+          if (gather) dst.cols = own.get();
           // Row i of C repeating or shifting row i-1, which this thread has just put at the end of its
           // buffer (only for row-wise, pattern-only, unreordered products: copies_ is false otherwise;
           // a count-only pass keeps no rows). Rows no longer than the merge takes are merged: cheaper
@@ -452,18 +463,25 @@ class SymbolicPass {
               for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx)
                 if (!copy_from_row_before(uidx)) run_unit(map, units_(uidx), std::min<Count>(unit_work(uidx), Bw_.ncols));
             });
-            return;
+          } else {
+            for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx) {
+              if (copy_from_row_before(uidx)) continue;
+              const Unit<I, V> u = units_(uidx);
+              const Count work = std::min<Count>(unit_work(uidx), Bw_.ncols);
+              const Accumulator kind = choose_accumulator<I>(acc_, work, Bw_.ncols, flops_);
+              if (kind == Accumulator::Dense && !count_only) dense_rows += u.s;
+              const unsigned uses = kMarks | (u.s > 1 || with_values ? kSlots : 0u);
+              with_column_map<I>(ws.maps, kind, Bw_.ncols, uses, [&](auto &map) { run_unit(map, u, work); });
+            }
           }
-          for (I uidx = chunks_[ch]; uidx < chunks_[ch + 1]; ++uidx) {
-            if (copy_from_row_before(uidx)) continue;
-            const Unit<I, V> u = units_(uidx);
-            const Count work = std::min<Count>(unit_work(uidx), Bw_.ncols);
-            const Accumulator kind = choose_accumulator<I>(acc_, work, Bw_.ncols, flops_);
-            if (kind == Accumulator::Dense && !count_only) dense_rows += u.s;
-            const unsigned uses = kMarks | (u.s > 1 || with_values ? kSlots : 0u);
-            with_column_map<I>(ws.maps, kind, Bw_.ncols, uses, [&](auto &map) { run_unit(map, u, work); });
+          if (gather) { // the chunk to the arena's next free place (row starts are relative to the chunk)
+            I *const place = static_cast<I *>(arenas_[0].get()) + gathered_end_.fetch_add(dst.size, std::memory_order_relaxed);
+            std::copy_n(own.get(), dst.size, place);
+            dst.cols = place;
+            own_used = std::max(own_used, dst.size);
           }
         });
+      if (own) release_pages(own.get(), own.get() + own_used);
       pass_thread = ws.bytes();
       pass_total = pass_thread;
     }
@@ -517,6 +535,8 @@ class SymbolicPass {
   std::vector<int> row_chunk_;       // reordered: the chunk holding each working row
   std::vector<RawStorage> arenas_;   // the chunks' columns: one arena, or one per chunk (run)
   bool packed_ = false;              // one arena, one thread: each chunk's columns follow the chunk before's
+  bool gathered_ = false;            // one arena, several threads, no values: chunks copied to the arena as done
+  std::atomic<Count> gathered_end_{0}; // gathered_: the arena's next free place
   bool values_room_ = false;         // the one arena has room for C's values (run)
   std::vector<ChunkOutput<I, V>> out_;
 };
