@@ -399,6 +399,8 @@ class SymbolicPass {
     const I *const out_cols = work_.out_cols();
     // Row-wise units all take the map of `uniform`, when there is one (see uniform_accumulator).
     const std::optional<Accumulator> uniform = units_.M ? std::nullopt : uniform_accumulator<I>(acc_, Bw_.ncols, flops_);
+    const bool gather = gathered_ && !count_only;
+    const Count own_bound = gather ? *std::max_element(chunk_bound_.begin(), chunk_bound_.end()) : 0; // the largest chunk
 #pragma omp parallel num_threads(nt_) reduction(+ : dense_rows, shifted, same, pass_total) reduction(max : pass_thread)
     {
       Workspace<I, V> ws;
@@ -409,10 +411,9 @@ class SymbolicPass {
           scratch_cols = make_uninitialized_array<I>(static_cast<std::size_t>(unit_bound_max_));
           scratch.cols = scratch_cols.get();
         });
-      const bool gather = gathered_ && !count_only;
       std::unique_ptr<I[]> own; // gathered_: this thread's chunk, before it is copied to the arena
       Count own_used = 0;
-      if (gather) errors.guard([&] { own = make_uninitialized_array<I>(static_cast<std::size_t>(*std::max_element(chunk_bound_.begin(), chunk_bound_.end()))); });
+      if (gather) errors.guard([&] { own = make_uninitialized_array<I>(static_cast<std::size_t>(own_bound)); });
 #pragma omp for schedule(dynamic, 1)
       for (int ch = 0; ch < nchunks; ++ch)
         errors.guard([&] {
