@@ -38,6 +38,20 @@ namespace pcluster::detail {
 // scheduling overhead stay negligible.
 constexpr int kChunksPerThread = 8;
 
+// f(std::bool_constant<b>...) for the runtime flags b...: a loop steered by them is compiled once per
+// combination, with no test left inside it.
+template <class F>
+decltype(auto) with_constants(F &&f)
+{
+  return f();
+}
+template <class F, class... Flags>
+decltype(auto) with_constants(F &&f, bool first, Flags... rest)
+{
+  if (first) return with_constants([&](auto... flags) { return f(std::true_type{}, flags...); }, rest...);
+  return with_constants([&](auto... flags) { return f(std::false_type{}, flags...); }, rest...);
+}
+
 // One unit of work, uniform for rows and clusters.
 template <class I, class V>
 struct Unit {
@@ -730,33 +744,33 @@ V *gather_array(Workspace<I, V> &ws, Count ncols)
 }
 
 // The numeric phase of one row of C (columns ccol[0..len), values c) from one row of A (cols, n,
-// vals, cols_end as in for_each_product): gathering through `acc` (numeric_gathers; the dense map),
-// or by positions when acc is null. Either way each entry is the same sum in the same order, from
-// +0: the values are bit-identical. (Short rows keep the map here: walking each row of B along C's
+// vals, cols_end as in for_each_product): gathering through `acc` (Gather: numeric_gathers; the
+// dense map), or by the map's positions; Runs: B's repeated rows in runs (`repeats`, for_each_run).
+// Either way each entry is the same sum in the same order, from +0: the values are bit-identical. (Short rows keep the map here: walking each row of B along C's
 // sorted row, as the symbolic phase merges, costs a mispredicted branch per product; measured,
 // reuse 2.5x slower on a FEM mesh, wing, and 1.5x on a geometric graph.)
-template <bool Unrolled = false, class I, class V, class Map>
+template <bool Unrolled, bool Gather, bool Runs, class I, class V, class Map>
 __attribute__((always_inline)) inline void numeric_row(const I *cols, I n, const V *vals, const I *cols_end, const I *bptr, const I *bcol,
                                                        const V *bval, const std::uint8_t *repeats, const I *__restrict ccol, I len, V *c_row,
                                                        Map &map, V *__restrict acc)
 {
-  if (acc) {
-    if (repeats) for_each_run(cols, n, vals, cols_end, bptr, bcol, bval, repeats, [acc](I j) -> V & { return acc[j]; });
+  if constexpr (Gather) {
+    if constexpr (Runs) for_each_run(cols, n, vals, cols_end, bptr, bcol, bval, repeats, [acc](I j) -> V & { return acc[j]; });
     else for_each_product<Unrolled>(cols, n, vals, cols_end, bptr, bcol, bval, [acc](I j, V ab) { acc[j] += ab; });
     V *const __restrict c = c_row;
     for (I p = 0; p < len; ++p) {
       c[p] = acc[ccol[p]];
       acc[ccol[p]] = V(0);
     }
-    return;
+  } else {
+    const auto position = map.bind_positions(ccol, len, c_row);
+    // The row's values zeroed, and then a restrict pointer to them: declared before the zeroing
+    // (which then ran through it), the numeric phase of PtAP's products ran 6-13% slower (measured
+    // with GCC 12 on this machine; the loop's code looked the same, the mechanism is not pinned down).
+    V *const __restrict c = c_row;
+    if constexpr (Runs) for_each_run(cols, n, vals, cols_end, bptr, bcol, bval, repeats, [c, position](I j) -> V & { return c[position[j]]; });
+    else for_each_product<Unrolled>(cols, n, vals, cols_end, bptr, bcol, bval, [c, position](I j, V ab) { c[position[j]] += ab; });
   }
-  const auto position = map.bind_positions(ccol, len, c_row);
-  // The row's values zeroed, and then a restrict pointer to them: declared before the zeroing
-  // (which then ran through it), the numeric phase of PtAP's products ran 6-13% slower (measured
-  // with GCC 12 on this machine; the loop's code looked the same, the mechanism is not pinned down).
-  V *const __restrict c = c_row;
-  if (repeats) for_each_run(cols, n, vals, cols_end, bptr, bcol, bval, repeats, [c, position](I j) -> V & { return c[position[j]]; });
-  else for_each_product<Unrolled>(cols, n, vals, cols_end, bptr, bcol, bval, [c, position](I j, V ab) { c[position[j]] += ab; });
 }
 
 // Entries of C in the unit's rows.
@@ -796,8 +810,12 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
   if constexpr (RowWise) { // the slot of a column is its position in C's row
     const I i = u.rows[0], base = C.rowptr[i];
     V *const acc = Map::kind == Accumulator::Dense && gather ? gather_array(ws, C.ncols) : nullptr;
-    numeric_row(u.cols, u.n, u.values, u.cols_end, B.rowptr, B.colidx, b_values, repeats, C.colidx + base, C.rowptr[i + 1] - base, c_values + base, map,
-                acc);
+    with_constants(
+        [&](auto gathers, auto runs) {
+          numeric_row<false, gathers, runs>(u.cols, u.n, u.values, u.cols_end, B.rowptr, B.colidx, b_values, repeats, C.colidx + base,
+                                            C.rowptr[i + 1] - base, c_values + base, map, acc);
+        },
+        acc != nullptr, repeats != nullptr);
   } else if (shares_pattern(u, C)) { // the slot of a column is its position in the rows' common pattern
     const I s = u.s, base = C.rowptr[u.rows[0]], len = C.rowptr[u.rows[0] + 1] - base;
     ws.acc.assign(static_cast<std::size_t>(len) * s, V(0));
@@ -886,42 +904,57 @@ __attribute__((always_inline)) inline bool numeric_row_recording(const I *cols, 
 // cost about 15 cycles, a third of the time on a road network's rows of 2 entries (luxembourg_osm
 // reuse, 1 thread: 2.2 ms through units, 1.6 ms in this loop). follows (nullable): see FollowList;
 // the map must then be prepared for positions. Returns the rows computed through recorded positions.
-template <class I, class V, class Map>
-Count numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats,
-                   const CsrView<I, V> &C, V *c_values, I first, I last, Map &map, Workspace<I, V> &ws, bool gather, const std::uint8_t *follows)
+// The loop is compiled once per combination of its choices (Unrolled: B's rows unrolled; Gather;
+// Runs: `repeats`; Follows: `follows`), made once by numeric_rows below: tested inside it, per row
+// and per entry of A, they cost registers and reloads (luxembourg_osm again: 1.9-2.0 ms with them,
+// 1.3-1.4 ms without).
+template <bool Unrolled, bool Gather, bool Runs, bool Follows, class I, class V, class Map>
+Count numeric_rows_as(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats,
+                      const CsrView<I, V> &C, V *c_values, I first, I last, Map &map, V *acc, FollowList<I> &list, const std::uint8_t *follows)
 {
   const I *const aptr = A.rowptr, *const acol = A.colidx, *const acol_end = A.colidx + A.nnz();
   const I *const bptr = B.rowptr, *const bcol = B.colidx;
   const I *const cptr = C.rowptr, *const ccol = C.colidx;
-  V *const acc = Map::kind == Accumulator::Dense && gather ? gather_array(ws, C.ncols) : nullptr;
-  FollowList<I> &list = ws.follow;
   list.row = -1;
   Count followed = 0;
-  auto rows = [&](auto unrolled) {
-    for (I i = first; i < last; ++i) {
-      const I *const cols = acol + aptr[i], n = aptr[i + 1] - aptr[i];
-      const V *const vals = a_values + aptr[i];
-      const I len = cptr[i + 1] - cptr[i];
-      V *const c = c_values + cptr[i];
-      if (follows) {
-        // (A chunk's first row is never marked: the symbolic phase copies no row across chunks.)
-        if (follows[i] && i > first && list.row == i - 1 && numeric_row_follows(cols, n, vals, bptr, b_values, len, c, list)) {
-          list.row = i;
-          ++followed;
-          continue;
-        }
-        list.row = -1;
-        if (i + 1 < last && follows[i + 1] && numeric_row_recording(cols, n, vals, acol_end, bptr, bcol, b_values, ccol + cptr[i], len, c, map, list)) {
-          list.row = i;
-          continue;
-        }
+  for (I i = first; i < last; ++i) {
+    const I *const cols = acol + aptr[i], n = aptr[i + 1] - aptr[i];
+    const V *const vals = a_values + aptr[i];
+    const I len = cptr[i + 1] - cptr[i];
+    V *const c = c_values + cptr[i];
+    if constexpr (Follows) {
+      // (A chunk's first row is never marked: the symbolic phase copies no row across chunks.)
+      if (follows[i] && i > first && list.row == i - 1 && numeric_row_follows(cols, n, vals, bptr, b_values, len, c, list)) {
+        list.row = i;
+        ++followed;
+        continue;
       }
-      numeric_row<decltype(unrolled)::value>(cols, n, vals, acol_end, bptr, bcol, b_values, repeats, ccol + cptr[i], len, c, map, acc);
+      list.row = -1;
+      if (i + 1 < last && follows[i + 1] && numeric_row_recording(cols, n, vals, acol_end, bptr, bcol, b_values, ccol + cptr[i], len, c, map, list)) {
+        list.row = i;
+        continue;
+      }
     }
-  };
-  if (unrolls_rows(B)) rows(std::true_type{});
-  else rows(std::false_type{});
+    numeric_row<Unrolled, Gather, Runs>(cols, n, vals, acol_end, bptr, bcol, b_values, repeats, ccol + cptr[i], len, c, map, acc);
+  }
   return followed;
+}
+
+template <class I, class V, class Map>
+Count numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats,
+                   const CsrView<I, V> &C, V *c_values, I first, I last, Map &map, Workspace<I, V> &ws, bool gather, const std::uint8_t *follows)
+{
+  const bool gathers = Map::kind == Accumulator::Dense && gather;
+  V *const acc = gathers ? gather_array(ws, C.ncols) : nullptr;
+  // (Runs take B's rows in their own loop, unrolled or not; the hash map never gathers.)
+  return with_constants(
+      [&](auto unrolled, auto gathering, auto runs, auto following) -> Count {
+        if constexpr ((unrolled && runs) || (gathering && Map::kind != Accumulator::Dense)) return 0; // not reached
+        else
+          return numeric_rows_as<unrolled, gathering, runs, following>(A, a_values, B, b_values, repeats, C, c_values, first, last, map, acc,
+                                                                       ws.follow, follows);
+      },
+      unrolls_rows(B) && !repeats, gathers, repeats != nullptr, follows != nullptr);
 }
 
 // Unit boundaries of `parts` chunks with about equal total cost (cost prefix sums over n units,
