@@ -746,9 +746,10 @@ V *gather_array(Workspace<I, V> &ws, Count ncols)
 // The numeric phase of one row of C (columns ccol[0..len), values c) from one row of A (cols, n,
 // vals, cols_end as in for_each_product): gathering through `acc` (Gather: numeric_gathers; the
 // dense map), or by the map's positions; Runs: B's repeated rows in runs (`repeats`, for_each_run).
-// Either way each entry is the same sum in the same order, from +0: the values are bit-identical. (Short rows keep the map here: walking each row of B along C's
-// sorted row, as the symbolic phase merges, costs a mispredicted branch per product; measured,
-// reuse 2.5x slower on a FEM mesh, wing, and 1.5x on a geometric graph.)
+// Either way each entry is the same sum in the same order, from +0: the values are bit-identical.
+// (Short rows keep the map here: walking each row of B along C's sorted row, as the symbolic phase
+// merges, costs a mispredicted branch per product; measured, reuse 2.5x slower on a FEM mesh, wing,
+// and 1.5x on a geometric graph.)
 template <bool Unrolled, bool Gather, bool Runs, class I, class V, class Map>
 __attribute__((always_inline)) inline void numeric_row(const I *cols, I n, const V *vals, const I *cols_end, const I *bptr, const I *bcol,
                                                        const V *bval, const std::uint8_t *repeats, const I *__restrict ccol, I len, V *c_row,
@@ -811,8 +812,8 @@ void numeric_unit(const Unit<I, V> &u, Count expected, const CsrView<I, V> &B, c
     const I i = u.rows[0], base = C.rowptr[i];
     V *const acc = Map::kind == Accumulator::Dense && gather ? gather_array(ws, C.ncols) : nullptr;
     with_constants(
-        [&](auto gathers, auto runs) {
-          numeric_row<false, gathers, runs>(u.cols, u.n, u.values, u.cols_end, B.rowptr, B.colidx, b_values, repeats, C.colidx + base,
+        [&](auto gathering, auto runs) {
+          numeric_row<false, gathering, runs>(u.cols, u.n, u.values, u.cols_end, B.rowptr, B.colidx, b_values, repeats, C.colidx + base,
                                             C.rowptr[i + 1] - base, c_values + base, map, acc);
         },
         acc != nullptr, repeats != nullptr);
@@ -905,9 +906,9 @@ __attribute__((always_inline)) inline bool numeric_row_recording(const I *cols, 
 // reuse, 1 thread: 2.2 ms through units, 1.6 ms in this loop). follows (nullable): see FollowList;
 // the map must then be prepared for positions. Returns the rows computed through recorded positions.
 // The loop is compiled once per combination of its choices (Unrolled: B's rows unrolled; Gather;
-// Runs: `repeats`; Follows: `follows`), made once by numeric_rows below: tested inside it, per row
-// and per entry of A, they cost registers and reloads (luxembourg_osm again: 1.9-2.0 ms with them,
-// 1.3-1.4 ms without).
+// Runs: `repeats`; Follows: `follows`), made once by numeric_rows below: tested inside it, once or
+// twice per row, they cost registers and reloads (luxembourg_osm again: 1.9-2.0 ms with them, 1.3-1.4
+// ms without).
 template <bool Unrolled, bool Gather, bool Runs, bool Follows, class I, class V, class Map>
 Count numeric_rows_as(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats,
                       const CsrView<I, V> &C, V *c_values, I first, I last, Map &map, V *acc, FollowList<I> &list, const std::uint8_t *follows)
@@ -944,8 +945,7 @@ template <class I, class V, class Map>
 Count numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V> &B, const V *b_values, const std::uint8_t *repeats,
                    const CsrView<I, V> &C, V *c_values, I first, I last, Map &map, Workspace<I, V> &ws, bool gather, const std::uint8_t *follows)
 {
-  const bool gathers = Map::kind == Accumulator::Dense && gather;
-  V *const acc = gathers ? gather_array(ws, C.ncols) : nullptr;
+  V *const acc = Map::kind == Accumulator::Dense && gather ? gather_array(ws, C.ncols) : nullptr;
   // (Runs take B's rows in their own loop, unrolled or not; the hash map never gathers.)
   return with_constants(
       [&](auto unrolled, auto gathering, auto runs, auto following) -> Count {
@@ -954,7 +954,7 @@ Count numeric_rows(const CsrView<I, V> &A, const V *a_values, const CsrView<I, V
           return numeric_rows_as<unrolled, gathering, runs, following>(A, a_values, B, b_values, repeats, C, c_values, first, last, map, acc,
                                                                        ws.follow, follows);
       },
-      unrolls_rows(B) && !repeats, gathers, repeats != nullptr, follows != nullptr);
+      unrolls_rows(B) && !repeats, acc != nullptr, repeats != nullptr, follows != nullptr);
 }
 
 // Unit boundaries of `parts` chunks with about equal total cost (cost prefix sums over n units,

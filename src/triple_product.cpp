@@ -694,15 +694,18 @@ struct RowsOfCWorkspace {
 // the row's first product): (Pt A)(i,:) = sum over Pt(i,k) (columns ks[0..nk), values pv) of
 // Pt(i,k) A(k,:), each of its sums from +0 in that order, then (Pt A)(i,:) P in the order its columns
 // were first reached. The numeric phase by rows of C and the symbolic phase forming the values
-// (FusedRowsOfC) both run it, so their values are the same bits. a_rep, p_rep: A's and P's repeated
-// rows taken as runs (CsrView operands with values only), summed as one row at a time would.
+// (FusedRowsOfC) both run it, so their values are the same bits. WithValues: the operands have
+// values; ARuns, PRuns: A's and P's repeated rows (a_rep, p_rep) taken as runs (CsrView operands with
+// values only), summed as one row at a time would. (Template arguments, so that the numeric phase's
+// loop over rows tests them once, as numeric_rows_as in src/spgemm_kernel.hpp does.)
 // Returns the length of (Pt A)(i,:), whose columns are then ws.w[0..len). A, P and coarse by value:
 // with references to them the numeric phase ran 5-8% slower (e27 n=16, reuse, 1 thread).
-template <class I, class V, class M, class Coarse>
-__attribute__((always_inline)) inline I row_of_c(const M A, const M P, bool with_values, const std::uint8_t *a_rep, const std::uint8_t *p_rep, I nk,
-                                                    const I *ks, const V *pv, const I *ks_end, RowsOfCWorkspace<I, V> &ws, Coarse coarse)
+template <bool WithValues, bool ARuns, bool PRuns, class I, class V, class M, class Coarse>
+__attribute__((always_inline)) inline I row_of_c(const M A, const M P, const std::uint8_t *a_rep, const std::uint8_t *p_rep, I nk, const I *ks,
+                                                    const V *pv, const I *ks_end, RowsOfCWorkspace<I, V> &ws, Coarse coarse)
 {
   constexpr bool csr = std::is_same_v<M, CsrView<I, V>>;
+  static_assert(WithValues || !(ARuns || PRuns), "runs are summed: operands with values only");
   Count bound = 0; // (Pt A)(i,:)'s columns, at most
   for (I q = 0; q < nk; ++q) bound += A.row_length(ks[q]);
   bound = std::min<Count>(bound, A.ncols);
@@ -726,13 +729,11 @@ __attribute__((always_inline)) inline I row_of_c(const M A, const M P, bool with
     }
     return facc[j];
   };
-  if constexpr (csr) {
-    if (a_rep) for_each_run(ks, nk, pv, ks_end, A.rowptr, A.colidx, A.values, a_rep, fine_sum);
-    else if (with_values) for_each_product(ks, nk, pv, ks_end, A.rowptr, A.colidx, A.values, [&](I j, V x) { fine_sum(j) += x; });
-  }
-  if (!csr || !with_values)
+  if constexpr (csr && ARuns) for_each_run(ks, nk, pv, ks_end, A.rowptr, A.colidx, A.values, a_rep, fine_sum);
+  else if constexpr (csr && WithValues) for_each_product(ks, nk, pv, ks_end, A.rowptr, A.colidx, A.values, [&](I j, V x) { fine_sum(j) += x; });
+  else
     for (I q = 0; q < nk; ++q) {
-      if constexpr (!csr) prefetch_row_of(A, ks + q + kPrefetchAhead, ks_end, with_values);
+      if constexpr (!csr) prefetch_row_of(A, ks + q + kPrefetchAhead, ks_end, WithValues);
       for_each_entry(A, ks[q], [&](I j, V a) { fine_sum(j) += pv[q] * a; });
     }
   // C(i,:) = (Pt A)(i,:) P
@@ -741,13 +742,11 @@ __attribute__((always_inline)) inline I row_of_c(const M A, const M P, bool with
     wvp[e] = facc[wp[e]];
     marks[static_cast<std::size_t>(wp[e]) >> 6] = 0; // every mark in the word is one of these columns'
   }
-  if constexpr (csr) {
-    if (p_rep) for_each_run(wp, len, wvp, wp + len, P.rowptr, P.colidx, P.values, p_rep, coarse);
-    else if (with_values) for_each_product(wp, len, wvp, wp + len, P.rowptr, P.colidx, P.values, [&](I c, V x) { coarse(c) += x; });
-  }
-  if (!csr || !with_values)
+  if constexpr (csr && PRuns) for_each_run(wp, len, wvp, wp + len, P.rowptr, P.colidx, P.values, p_rep, coarse);
+  else if constexpr (csr && WithValues) for_each_product(wp, len, wvp, wp + len, P.rowptr, P.colidx, P.values, [&](I c, V x) { coarse(c) += x; });
+  else
     for (I e = 0; e < len; ++e) {
-      if constexpr (!csr) prefetch_row_of(P, wp + e + kPrefetchAhead, wp + len, with_values);
+      if constexpr (!csr) prefetch_row_of(P, wp + e + kPrefetchAhead, wp + len, WithValues);
       for_each_entry(P, wp[e], [&](I c, V p) { coarse(c) += wvp[e] * p; });
     }
   return len;
@@ -864,14 +863,19 @@ FusedTripleProduct<I, V> FusedTripleProduct<I, V>::symbolic(const TripleOperands
       if (with_values) { // the numeric phase's row, C's columns listed as first reached
         const V *const pv = given_pt ? Pt.values + Pt.rowptr[i] : blocks->values(i);
         V *const __restrict cacc = values_ws->cacc.get();
-        len = row_of_c(A, P, operand_values, operand_values ? a_rep : nullptr, operand_values ? p_rep : nullptr, nk, ks, pv, ks_end, *values_ws,
-                       [&](I c) __attribute__((always_inline)) -> V & {
-                         if (cstamp[c] != cnow) {
-                           cstamp[c] = cnow;
-                           row.push_back(c);
-                         }
-                         return cacc[c];
-                       });
+        const auto coarse_sum = [&](I c) __attribute__((always_inline)) -> V & {
+          if (cstamp[c] != cnow) {
+            cstamp[c] = cnow;
+            row.push_back(c);
+          }
+          return cacc[c];
+        };
+        len = with_constants(
+            [&](auto valued, auto a_runs, auto p_runs) -> I {
+              if constexpr ((a_runs || p_runs) && !valued) return 0; // not reached (runs only with values)
+              else return row_of_c<valued, a_runs, p_runs>(A, P, a_rep, p_rep, nk, ks, pv, ks_end, *values_ws, coarse_sum);
+            },
+            operand_values, operand_values && a_rep, operand_values && p_rep);
         wcols = values_ws->w.data();
       } else {
         if (static_cast<Count>(w.size()) < bound) w.resize(static_cast<std::size_t>(bound));
@@ -1005,23 +1009,33 @@ void FusedTripleProduct<I, V>::numeric(const TripleOperands<I, V, M> &ops, const
       std::optional<PtBlocks<I, V, M>> blocks;
       if (!given) blocks.emplace(P, c0, c1, pt_block_budget(P.nnz(), nt, kPtBlockParts), true,
                                   pt_stats_.count.size() == static_cast<std::size_t>(m) ? &pt_stats_ : nullptr);
-      I b1 = c0;
-      for (I i = c0; i < c1; ++i) {
-        if (i == b1 && blocks) { // the next block of P^T's rows
-          blocks->next();
-          b1 = blocks->b1();
-        }
-        const I nk = given ? ops.Pt.row_length(i) : blocks->length(i);
-        const I *const ks = given ? ops.Pt.colidx + ops.Pt.rowptr[i] : blocks->cols(i);
-        const V *const pv = given ? ops.Pt.values + ops.Pt.rowptr[i] : blocks->values(i);
-        const I *const ks_end = given ? ops.Pt.colidx + ops.Pt.nnz() : blocks->cols_end();
-        row_of_c(A, P, with_values, a_rep, p_rep, nk, ks, pv, ks_end, ws, [cacc](I c) -> V & { return cacc[c]; });
-        // gathered over C's pattern
-        row_slots(i, cptr[i], cptr[i + 1], [&](I e, V &slot) {
-          slot = cacc[ccol[e]];
-          cacc[ccol[e]] = V(0);
-        });
-      }
+      // The loop compiled per combination of its choices (see row_of_c); P^T given or made in blocks.
+      constexpr bool csr = std::is_same_v<M, CsrView<I, V>>;
+      with_constants(
+          [&](auto valued, auto a_runs, auto p_runs, auto pt_given) {
+            if constexpr ((a_runs || p_runs) && !(valued && csr)) return; // not reached (runs only with values, on CSR operands)
+            else {
+              I b1 = c0;
+              for (I i = c0; i < c1; ++i) {
+                if constexpr (!pt_given)
+                  if (i == b1) { // the next block of P^T's rows
+                    blocks->next();
+                    b1 = blocks->b1();
+                  }
+                const I nk = pt_given ? ops.Pt.row_length(i) : blocks->length(i);
+                const I *const ks = pt_given ? ops.Pt.colidx + ops.Pt.rowptr[i] : blocks->cols(i);
+                const V *const pv = pt_given ? ops.Pt.values + ops.Pt.rowptr[i] : blocks->values(i);
+                const I *const ks_end = pt_given ? ops.Pt.colidx + ops.Pt.nnz() : blocks->cols_end();
+                row_of_c<valued, a_runs, p_runs>(A, P, a_rep, p_rep, nk, ks, pv, ks_end, ws, [cacc](I c) -> V & { return cacc[c]; });
+                // gathered over C's pattern
+                row_slots(i, cptr[i], cptr[i + 1], [&](I e, V &slot) {
+                  slot = cacc[ccol[e]];
+                  cacc[ccol[e]] = V(0);
+                });
+              }
+            }
+          },
+          with_values, csr && a_rep, csr && p_rep, given);
       return;
     }
     // P's repeated rows (operands with values): runs of them are merged together
