@@ -64,9 +64,9 @@
 #if defined(PCLUSTER_HAVE_HYPRE) && !defined(HYPRE_BIGINT) /* HYPRE_Int is int: the core's index type */
   #include <_hypre_parcsr_ls.h>
 
+  #include "pcluster/pages.hpp"
+
   #include <dlfcn.h>
-  #include <sys/mman.h>
-  #include <unistd.h>
 
   #include <algorithm>
   #include <iterator>
@@ -333,18 +333,6 @@ void LocalProductRanks(hypre_ParCSRMatrix *A, hypre_ParCSRMatrix *P, hypre_CSRMa
   HyprePlan::symbolic(pcluster::ProductType::PtAP, std::vector<View>{Av, Pv}, o, L->ci, L->cj, &L->cv);
 }
 
-/* The whole pages of elements [from, to) of an array (its elements there never read again) handed back
-   to the system: madvise(MADV_DONTNEED) on a block of the heap we own; the heap's own bookkeeping lies
-   outside the pages dropped, or is written again (zero-filled pages) when the block is freed */
-template <class T>
-void DropPages(T *a, std::size_t from, std::size_t to)
-{
-  static const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  const std::uintptr_t        b = (reinterpret_cast<std::uintptr_t>(a + from) + page - 1) & ~(page - 1);
-  const std::uintptr_t        e = reinterpret_cast<std::uintptr_t>(a + to) & ~(page - 1);
-  if (to > from && e > b) madvise(reinterpret_cast<void *>(b), e - b, MADV_DONTNEED);
-}
-
 /* A_H in hypre's layout from our rows of it and the rows other ranks sent (RAP_ext, by hypre's send map
    of P's columns; none on one rank, where OneRankInPlace could not make it), written once into arrays of hypre's of their exact size, which A_H takes over: each
    row the diagonal first (an explicit zero where the product has none), the other columns as first
@@ -352,7 +340,7 @@ void DropPages(T *a, std::size_t from, std::size_t to)
    something was received for is summed in a dense row, the rows received first, then ours (hypre's
    order of addition); the others, most rows, are copied as they are (the dense row for every row, into
    vectors then copied into hypre's arrays, took 0.03 s of a 0.1 s product on level 1 of a 2-rank
-   elasticity set-up). L's pages are handed back to the system as its rows are copied (DropPages), so
+   elasticity set-up). L's pages are handed back to the system as its rows are copied (pcluster::release_pages), so
    that L and A_H are not both resident whole (that set-up's peak had been 13-19% above hypre's). L is
    freed. */
 hypre_ParCSRMatrix *Assemble(hypre_ParCSRMatrix *P, LocalProduct &L, hypre_CSRMatrix *RAP_ext, HYPRE_MemoryLocation loc)
@@ -472,8 +460,8 @@ hypre_ParCSRMatrix *Assemble(hypre_ParCSRMatrix *P, LocalProduct &L, hypre_CSRMa
      batches of kDropBatch entries: a system call each) */
   constexpr HYPRE_Int kDropBatch = 1 << 15;
   const auto          drop      = [&L](HYPRE_Int from, HYPRE_Int to) {
-    DropPages(L.cj.data(), from, to);
-    DropPages(L.cv.data(), from, to);
+    pcluster::release_pages(L.cj.data() + from, L.cj.data() + to);
+    pcluster::release_pages(L.cv.data() + from, L.cv.data() + to);
   };
   drop(0, L.ci[own0]);
   drop(L.ci[own1], L.ci.back());
